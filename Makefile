@@ -1,0 +1,45 @@
+# The verbs of the project. `make demo` and `make test` set everything up on a fresh machine.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+TORCH_SPEC ?= torch==2.13.0
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.rlpyt-installed
+
+.PHONY: setup demo test test-fast lint format type check bench clean
+
+setup: $(STAMP)
+
+# torch goes first and pinned: an unpinned torch pulls a CUDA build of several GB.
+$(STAMP): setup.py
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet "$(TORCH_SPEC)"
+	$(BIN)/python -m pip install --quiet -e ".[test,dev,plot]"
+	touch $(STAMP)
+
+demo: setup
+	$(BIN)/python examples/demo_main.py
+
+test: setup
+	$(BIN)/python -m pytest tests
+
+test-fast: setup
+	$(BIN)/python -m pytest tests -m "not learning"
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: setup
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+type: setup
+	$(BIN)/mypy
+
+check: lint type test
+
+bench: setup
+	$(BIN)/python benchmarks/env_speed.py
+
+clean:
+	rm -rf build *.egg-info .pytest_cache .ruff_cache .mypy_cache

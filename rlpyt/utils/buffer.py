@@ -1,0 +1,186 @@
+"""Allocation and conversion of (nested) namedarraytuple buffers.
+
+``buffer_from_example`` is the one function that allocates sample buffers: it mirrors the
+structure of one example (a namedtuple, possibly nested, possibly with ``None`` fields) with
+arrays of shape ``[*leading_dims, *example.shape]``. New buffers are filled with sentinels
+(NaN for floats, -1 for signed ints, the dtype's max for unsigned ints) so that a slot nobody
+wrote stands out. The other helpers walk such structures and apply one operation at each leaf.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+
+from rlpyt.utils.collections import (
+    NamedArrayTupleSchema_like,
+    NamedTuple,
+    NamedTupleSchema,
+    is_namedtuple,
+    namedarraytuple_like,
+)
+from rlpyt.utils.shared_memory import np_mp_array
+
+SENTINEL = "sentinel"
+
+
+def sentinel_value(dtype: Any) -> Any:
+    """The 'never written' marker for a dtype: NaN, -1, the unsigned max, or False."""
+    dtype = np.dtype(dtype)
+    if np.issubdtype(dtype, np.floating) or np.issubdtype(dtype, np.complexfloating):
+        return np.nan
+    if np.issubdtype(dtype, np.signedinteger):
+        return -1
+    if np.issubdtype(dtype, np.unsignedinteger):
+        return np.iinfo(dtype).max
+    return 0
+
+
+def build_array(
+    example: Any, leading_dims: tuple[int, ...], share_memory: bool = False, fill: Any = SENTINEL
+) -> np.ndarray:
+    """Allocate one array shaped ``[*leading_dims, *np.shape(example)]`` with example's dtype."""
+    example = np.asarray(example)
+    if example.dtype.hasobject:
+        raise TypeError(
+            f"Cannot build a buffer from an object array (example {example!r}); buffers hold "
+            "numbers only. Convert the value to a numeric numpy array first."
+        )
+    if example.dtype.kind in "US":
+        raise TypeError(f"Cannot build a buffer from a string example {example!r}.")
+    shape = tuple(leading_dims) + example.shape
+    array = np_mp_array(shape, example.dtype) if share_memory else np.empty(shape, example.dtype)
+    array.fill(sentinel_value(example.dtype) if fill is SENTINEL else fill)
+    return array
+
+
+def buffer_from_example(
+    example: Any,
+    leading_dims: int | tuple[int, ...],
+    share_memory: bool = False,
+    use_NatSchema: bool | None = None,  # noqa: N803 (rlpyt keyword)
+    fill: Any = SENTINEL,
+) -> Any:
+    """Allocate a buffer with the structure of ``example`` and extra leading dims.
+
+    Args:
+        example: An array/scalar, or a (nested) namedtuple of them; ``None`` fields stay None.
+        leading_dims: e.g. ``(T, B)``; an int means one leading dim.
+        share_memory: Allocate in OS shared memory (see ``rlpyt.utils.shared_memory``).
+        use_NatSchema: Build schema-based records (no class per record type). Default: schema
+            records where the example is schema-based, classes otherwise.
+        fill: Initial value; default the dtype's sentinel (NaN, -1, unsigned max).
+
+    Returns:
+        The same structure with namedarraytuples in place of namedtuples and arrays at leaves.
+    """
+    if example is None:
+        return None
+    if isinstance(leading_dims, int):
+        leading_dims = (leading_dims,)
+    if is_namedtuple(example):
+        fields = [
+            buffer_from_example(v, leading_dims, share_memory, use_NatSchema, fill)
+            for v in example
+        ]
+        schema_based = isinstance(example, NamedTuple) if use_NatSchema is None else use_NatSchema
+        if schema_based:
+            return NamedArrayTupleSchema_like(example)(*fields)
+        return namedarraytuple_like(example)(*fields)
+    return build_array(example, tuple(leading_dims), share_memory, fill)
+
+
+def _map(buffer: Any, leaf: Callable[[Any], Any]) -> Any:
+    """Rebuild ``buffer`` (tuple/namedtuple structure) with ``leaf`` applied at each leaf."""
+    if buffer is None:
+        return None
+    if is_namedtuple(buffer):
+        return buffer._make(_map(b, leaf) for b in buffer)
+    if isinstance(buffer, tuple | list):
+        return type(buffer)(_map(b, leaf) for b in buffer)
+    return leaf(buffer)
+
+
+def torchify_buffer(buffer: Any) -> Any:
+    """Numpy arrays to torch tensors sharing the same memory (zero copy); scalars to tensors."""
+
+    def leaf(x: Any) -> Any:
+        if isinstance(x, torch.Tensor):
+            return x
+        if isinstance(x, np.ndarray):
+            return torch.from_numpy(np.asarray(x))
+        return torch.as_tensor(x)
+
+    return _map(buffer, leaf)
+
+
+def numpify_buffer(buffer: Any) -> Any:
+    """Torch tensors to numpy arrays (zero copy for CPU tensors; others are moved to CPU)."""
+
+    def leaf(x: Any) -> Any:
+        if isinstance(x, torch.Tensor):
+            return x.detach().cpu().numpy()
+        return x
+
+    return _map(buffer, leaf)
+
+
+def buffer_to(buffer: Any, device: Any = None) -> Any:
+    """Move every tensor in the structure to ``device``."""
+    return _map(buffer, lambda x: x.to(device) if isinstance(x, torch.Tensor) else x)
+
+
+def buffer_method(buffer: Any, method_name: str, *args: Any, **kwargs: Any) -> Any:
+    """Call ``leaf.<method_name>(*args, **kwargs)`` at every leaf; return the new structure."""
+    return _map(buffer, lambda x: getattr(x, method_name)(*args, **kwargs))
+
+
+def buffer_func(buffer: Any, func: Callable, *args: Any, **kwargs: Any) -> Any:
+    """Apply ``func(leaf, *args, **kwargs)`` at every leaf; return the new structure."""
+    return _map(buffer, lambda x: func(x, *args, **kwargs))
+
+
+def get_leading_dims(buffer: Any, n_dim: int = 1) -> tuple[int, ...]:
+    """The first ``n_dim`` dims shared by every leaf; raises if leaves disagree."""
+    found: list[tuple[str, tuple]] = []
+
+    def collect(x: Any, path: str) -> None:
+        if x is None:
+            return
+        if is_namedtuple(x):
+            for name, value in zip(x._fields, x):
+                collect(value, f"{path}.{name}" if path else name)
+        elif isinstance(x, tuple | list):
+            for i, value in enumerate(x):
+                collect(value, f"{path}[{i}]")
+        else:
+            found.append((path or "<root>", tuple(x.shape[:n_dim])))
+
+    collect(buffer, "")
+    if not found:
+        raise ValueError("Buffer has no array leaves.")
+    dims = found[0][1]
+    for path, d in found:
+        if d != dims:
+            raise ValueError(
+                f"Leading dims disagree: {found[0][0]} has {dims}, {path} has {d}."
+            )
+    return dims
+
+
+__all__ = [
+    "NamedTupleSchema",
+    "buffer_from_example",
+    "build_array",
+    "buffer_func",
+    "buffer_method",
+    "buffer_to",
+    "get_leading_dims",
+    "np_mp_array",
+    "numpify_buffer",
+    "sentinel_value",
+    "torchify_buffer",
+]

@@ -1,0 +1,87 @@
+"""Numpy arrays in OS shared memory that survive fork, forkserver and spawn.
+
+Memory comes from ``multiprocessing.RawArray``: on Linux an anonymous file in /dev/shm that is
+unlinked as soon as it is created, so no named segment is ever left behind, whatever way the
+process ends. Children started by fork inherit the mapping; children started by spawn or
+forkserver receive it when the array is passed in the ``Process`` arguments (the file
+descriptor travels with the process start). Arrays cannot be sent through queues: workers get
+their buffers at start-up and write into them in place.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing as mp
+import os
+import shutil
+from typing import Any
+
+import numpy as np
+
+
+class SharedNdarray(np.ndarray):
+    """An ndarray (or view) over shared memory that pickles as a reference to that memory."""
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self._shared_raw = getattr(obj, "_shared_raw", None)
+
+    def __reduce__(self) -> Any:
+        raw = getattr(self, "_shared_raw", None)
+        if raw is None:
+            return np.asarray(self).__reduce__()
+        offset = self.__array_interface__["data"][0] - ctypes.addressof(raw)
+        return (_rebuild_shared, (raw, self.shape, self.dtype, offset, self.strides))
+
+
+def _rebuild_shared(raw: Any, shape: tuple, dtype: Any, offset: int, strides: tuple) -> Any:
+    array = np.ndarray(shape, dtype, buffer=raw, offset=offset, strides=strides)
+    shared = array.view(SharedNdarray)
+    shared._shared_raw = raw
+    return shared
+
+
+def np_mp_array(shape: int | tuple[int, ...], dtype: Any) -> SharedNdarray:
+    """Allocate a zero-filled numpy array in shared memory.
+
+    Args:
+        shape: Array shape.
+        dtype: Numpy dtype (not object).
+
+    Returns:
+        A :class:`SharedNdarray`; pass it (or any view of it) to child processes in their
+        ``Process`` arguments, under any start method.
+    """
+    dtype = np.dtype(dtype)
+    if dtype.hasobject:
+        raise TypeError("Shared-memory arrays cannot hold Python objects (dtype=object).")
+    shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = mp.RawArray(ctypes.c_char, max(nbytes, 1))
+    return _rebuild_shared(raw, shape, dtype, 0, None)  # type: ignore[arg-type]
+
+
+def is_shared(array: Any) -> bool:
+    """True if ``array`` lives in memory made by :func:`np_mp_array`."""
+    return getattr(array, "_shared_raw", None) is not None
+
+
+def shared_memory_free_bytes(path: str = "/dev/shm") -> int | None:
+    """Free bytes in the shared-memory file system, or None where there is none."""
+    if not os.path.isdir(path):
+        return None
+    return shutil.disk_usage(path).free
+
+
+def check_shared_memory(nbytes: int, path: str = "/dev/shm") -> None:
+    """Raise a clear error if ``nbytes`` of shared memory cannot be had.
+
+    Docker's default /dev/shm is 64 MiB; torch and numpy then die with a bus error at first
+    touch instead of a message. Checking first turns that into an instruction.
+    """
+    free = shared_memory_free_bytes(path)
+    if free is not None and nbytes > free:
+        raise MemoryError(
+            f"The sampler needs {nbytes / 2**20:.1f} MiB of shared memory but {path} has only "
+            f"{free / 2**20:.1f} MiB free. Enlarge it (docker: --shm-size=2g; or "
+            f"'mount -o remount,size=2G {path}'), or reduce batch_T/batch_B."
+        )

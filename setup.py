@@ -1,0 +1,38 @@
+"""Packaging metadata for rlpyt (tool settings live in pyproject.toml)."""
+
+from setuptools import find_packages, setup
+
+EXTRAS = {
+    "test": ["pytest>=8", "pytest-timeout>=2.3"],
+    "dev": ["ruff>=0.6", "mypy>=1.10"],
+    "tensorboard": ["tensorboard>=2.14"],
+    "mujoco": ["gymnasium[mujoco]>=1.0"],
+    "plot": ["matplotlib>=3.7"],
+    "ray": ["ray[tune]>=2.9"],
+    "slurm": ["submitit>=1.5"],
+}
+EXTRAS["all"] = sorted({req for reqs in EXTRAS.values() for req in reqs})
+
+setup(
+    name="rlpyt",
+    version="0.2.0",
+    description="Deep reinforcement learning research framework in PyTorch (rlpyt, modernised)",
+    long_description=open("README.md", encoding="utf-8").read(),
+    long_description_content_type="text/markdown",
+    license="MIT",
+    python_requires=">=3.11",
+    packages=find_packages(include=["rlpyt", "rlpyt.*"]),
+    install_requires=[
+        "torch>=2.1",
+        "numpy>=1.26",
+        "gymnasium>=1.0",
+        "ale-py>=0.10",
+        "psutil>=5.9",
+    ],
+    extras_require=EXTRAS,
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Programming Language :: Python :: 3.11",
+        "Topic :: Scientific/Engineering :: Artificial Intelligence",
+    ],
+)
