@@ -1,0 +1,1 @@
+"""Algorithms (RlAlgorithm and its families) and the return maths they share (``utils``)."""
