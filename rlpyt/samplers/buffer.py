@@ -1,0 +1,105 @@
+"""Allocation of the samples buffer from one example step of the env and the agent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rlpyt.agents.base import AgentInputs
+from rlpyt.samplers.collections import (
+    AgentSamples,
+    AgentSamplesBsv,
+    BatchSpec,
+    EnvSamples,
+    Samples,
+    StepBuffer,
+)
+from rlpyt.utils.buffer import buffer_from_example, torchify_buffer
+from rlpyt.utils.collections import AttrDict
+
+
+def get_example_outputs(agent: Any, env: Any, examples: dict | None = None) -> AttrDict:
+    """One reset, one random env step and one agent step, to learn every field's shape/dtype.
+
+    Runs in the calling process (rlpyt used a subprocess and a Manager, which hung with some
+    simulators). The env is left mid-episode: pass a throwaway env, or reset it after.
+
+    Returns:
+        AttrDict with observation, reward (float32), done, env_info, action, agent_info.
+    """
+    examples = AttrDict() if examples is None else AttrDict(examples)
+    observation = env.reset()
+    action = env.action_space.sample()
+    observation, reward, done, env_info = env.step(action)
+    reward = np.asarray(reward, dtype="float32")
+    agent.reset()
+    agent_inputs = torchify_buffer(AgentInputs(observation, action, reward))
+    agent_action, agent_info = agent.step(*agent_inputs)
+    if "prev_rnn_state" in agent_info:
+        # The state is recorded transposed, [B, N, H]; one example drops the B dim.
+        agent_info = agent_info._replace(prev_rnn_state=agent_info.prev_rnn_state[0])
+    agent.reset()
+    examples.observation = observation
+    examples.reward = reward
+    examples.done = np.asarray(done, dtype=bool)
+    examples.env_info = env_info
+    examples.action = agent_action.numpy() if hasattr(agent_action, "numpy") else agent_action
+    examples.agent_info = agent_info
+    return examples
+
+
+def build_samples_buffer(
+    agent: Any,
+    env: Any,
+    batch_spec: BatchSpec,
+    bootstrap_value: bool = False,
+    agent_shared: bool = True,
+    env_shared: bool = True,
+    subprocess: bool = False,
+    examples: dict | None = None,
+) -> tuple[Any, Any, AttrDict]:
+    """Allocate the ``[T, B]`` samples buffer (numpy, optionally shared) and its torch view.
+
+    Args:
+        agent: Initialized agent (used for one example step).
+        env: A throwaway env instance (stepped once).
+        batch_spec: ``BatchSpec(T, B)``.
+        bootstrap_value: Add ``agent.bootstrap_value [1, B]`` (policy gradients).
+        agent_shared: Put the agent fields in shared memory.
+        env_shared: Put the env fields in shared memory.
+        subprocess: Accepted for rlpyt compatibility; examples are always taken in-process.
+        examples: Precomputed examples (skip the example step).
+
+    Returns:
+        ``(samples_pyt, samples_np, examples)``; ``samples_pyt`` shares memory with
+        ``samples_np``. ``action``/``reward`` are ``[T + 1, B]`` arrays whose ``[1:]`` and
+        ``[:-1]`` views are ``action``/``prev_action`` (likewise reward/prev_reward).
+    """
+    del subprocess
+    if examples is None:
+        examples = get_example_outputs(agent, env)
+    T, B = batch_spec
+    all_action = buffer_from_example(examples.action, (T + 1, B), agent_shared)
+    action = all_action[1:]
+    prev_action = all_action[:-1]
+    agent_info = buffer_from_example(examples.agent_info, (T, B), agent_shared)
+    if bootstrap_value:
+        value = buffer_from_example(examples.agent_info.value, (1, B), agent_shared)
+        agent_buffer = AgentSamplesBsv(action, prev_action, agent_info, value)
+    else:
+        agent_buffer = AgentSamples(action, prev_action, agent_info)
+    observation = buffer_from_example(examples.observation, (T, B), env_shared)
+    all_reward = buffer_from_example(examples.reward, (T + 1, B), env_shared)
+    done = buffer_from_example(examples.done, (T, B), env_shared)
+    env_info = buffer_from_example(examples.env_info, (T, B), env_shared)
+    env_buffer = EnvSamples(observation, all_reward[1:], all_reward[:-1], done, env_info)
+    samples_np = Samples(agent=agent_buffer, env=env_buffer)
+    return torchify_buffer(samples_np), samples_np, examples
+
+
+def build_step_buffer(examples: AttrDict, B: int, shared: bool = True) -> tuple[Any, Any]:  # noqa: N803
+    """Allocate the ``[B]`` step buffer through which env workers and an action server talk."""
+    fields = ("observation", "action", "reward", "done", "agent_info")
+    step_np = StepBuffer(*(buffer_from_example(examples[f], B, shared) for f in fields))
+    return step_np, torchify_buffer(step_np)

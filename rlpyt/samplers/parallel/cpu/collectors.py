@@ -1,0 +1,208 @@
+"""Collectors that step the agent themselves (serial sampling and CPU worker processes).
+
+``CpuResetCollector`` resets an env as soon as its trajectory ends, mid-batch.
+``CpuWaitResetCollector`` freezes a finished env for the rest of the batch and resets it between
+batches (so every column of a batch holds at most one episode end; for recurrent agents and
+algorithms that need whole-batch validity masks). ``CpuEvalCollector`` runs evaluation episodes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from rlpyt.agents.base import AgentInputs
+from rlpyt.samplers.collectors import (
+    BaseEvalCollector,
+    DecorrelatingStartCollector,
+    select_unbiased,
+)
+from rlpyt.utils.buffer import numpify_buffer, torchify_buffer
+
+
+class CpuResetCollector(DecorrelatingStartCollector):
+    """Steps agent and envs for ``batch_T`` steps; resets envs mid-batch on ``traj_done``."""
+
+    mid_batch_reset = True
+
+    def collect_batch(self, agent_inputs: AgentInputs, traj_infos: list, itr: int) -> tuple:
+        """Fill this collector's ``[T, B_local]`` slice.
+
+        Args:
+            agent_inputs: Carried ``AgentInputs`` numpy arrays ``[B_local, ...]`` (updated in
+                place).
+            traj_infos: Live TrajInfo per env (replaced when a trajectory completes).
+            itr: Iteration (for the agent's sampling schedule).
+
+        Returns:
+            ``(agent_inputs, traj_infos, completed_traj_infos)``.
+        """
+        agent_buf, env_buf = self.samples_np.agent, self.samples_np.env
+        observation, action, reward = agent_inputs
+        obs_pyt, act_pyt, rew_pyt = torchify_buffer(agent_inputs)
+        agent_buf.prev_action[0] = action
+        env_buf.prev_reward[0] = reward
+        completed = []
+        self.agent.sample_mode(itr)
+        for t in range(self.batch_T):
+            env_buf.observation[t] = observation
+            act_pyt, agent_info = self.agent.step(obs_pyt, act_pyt, rew_pyt)
+            action = act_pyt.numpy()
+            for b, env in enumerate(self.envs):
+                o, r, d, env_info = env.step(action[b])
+                traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
+                if getattr(env_info, "traj_done", d):
+                    completed.append(traj_infos[b].terminate(o))
+                    traj_infos[b] = self.TrajInfoCls()
+                    o = env.reset()
+                if d:
+                    self.agent.reset_one(idx=b)
+                observation[b] = o
+                reward[b] = r
+                env_buf.done[t, b] = d
+                if env_info:
+                    env_buf.env_info[t, b] = env_info
+            agent_buf.action[t] = action
+            env_buf.reward[t] = reward
+            if agent_info:
+                agent_buf.agent_info[t] = numpify_buffer(agent_info)
+        # The carried action must be a buffer of our own: act_pyt is the agent's output tensor.
+        agent_inputs = AgentInputs(observation, np.array(action), reward)
+        if "bootstrap_value" in agent_buf:
+            value = self.agent.value(*torchify_buffer(agent_inputs))
+            agent_buf.bootstrap_value[0] = value.numpy()
+        return agent_inputs, traj_infos, completed
+
+
+class CpuWaitResetCollector(DecorrelatingStartCollector):
+    """Like CpuResetCollector, but an env that is ``done`` waits for the next batch.
+
+    After ``done`` at step t, later steps of that column record the null action, zero reward,
+    ``done=True``, and the last observation; the env is not stepped. Between batches
+    (``reset_if_needed``) such envs are reset if their trajectory ended (``traj_done``), their
+    recurrent state is reset, and they restart with null prev action and zero prev reward.
+    """
+
+    mid_batch_reset = False
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.need_reset = np.zeros(len(self.envs), dtype=bool)
+        self.need_env_reset = np.zeros(len(self.envs), dtype=bool)
+        self.null_action = None
+
+    def reset_if_needed(self, agent_inputs: AgentInputs) -> None:
+        """Reset the envs that finished in the last batch (runs between batches)."""
+        if self.null_action is None:
+            self.null_action = self.envs[0].action_space.null_value()
+        for b in np.flatnonzero(self.need_reset):
+            if self.need_env_reset[b]:
+                agent_inputs.observation[b] = self.envs[b].reset()
+            agent_inputs.prev_action[b] = self.null_action
+            agent_inputs.prev_reward[b] = 0
+            if self.agent is not None:
+                self.agent.reset_one(idx=b)
+        self.need_reset[:] = False
+        self.need_env_reset[:] = False
+
+    def collect_batch(self, agent_inputs: AgentInputs, traj_infos: list, itr: int) -> tuple:
+        """Fill this collector's slice; see CpuResetCollector.collect_batch."""
+        self.reset_if_needed(agent_inputs)
+        agent_buf, env_buf = self.samples_np.agent, self.samples_np.env
+        observation, action, reward = agent_inputs
+        obs_pyt, act_pyt, rew_pyt = torchify_buffer(agent_inputs)
+        agent_buf.prev_action[0] = action
+        env_buf.prev_reward[0] = reward
+        completed = []
+        self.agent.sample_mode(itr)
+        for t in range(self.batch_T):
+            env_buf.observation[t] = observation
+            act_pyt, agent_info = self.agent.step(obs_pyt, act_pyt, rew_pyt)
+            action = act_pyt.numpy()
+            for b, env in enumerate(self.envs):
+                if self.need_reset[b]:
+                    action[b] = self.null_action
+                    reward[b] = 0
+                    env_buf.done[t, b] = True
+                    continue
+                o, r, d, env_info = env.step(action[b])
+                traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
+                if getattr(env_info, "traj_done", d):
+                    completed.append(traj_infos[b].terminate(o))
+                    traj_infos[b] = self.TrajInfoCls()
+                    self.need_env_reset[b] = True
+                if d:
+                    self.need_reset[b] = True
+                observation[b] = o
+                reward[b] = r
+                env_buf.done[t, b] = d
+                if env_info:
+                    env_buf.env_info[t, b] = env_info
+            agent_buf.action[t] = action
+            env_buf.reward[t] = reward
+            if agent_info:
+                agent_buf.agent_info[t] = numpify_buffer(agent_info)
+        agent_inputs = AgentInputs(observation, np.array(action), reward)
+        if "bootstrap_value" in agent_buf:
+            value = self.agent.value(*torchify_buffer(agent_inputs))
+            agent_buf.bootstrap_value[0] = value.numpy()
+        return agent_inputs, traj_infos, completed
+
+
+class CpuEvalCollector(BaseEvalCollector):
+    """Evaluation with the collector's own agent; puts TrajInfos on a queue, then ``None``."""
+
+    def collect_evaluation(self, itr: int) -> list:
+        """Run evaluation episodes (see BaseEvalCollector); returns the selected TrajInfos."""
+        completed = run_evaluation(self, itr)
+        if self.traj_infos_queue is not None:
+            for traj_info in completed:
+                self.traj_infos_queue.put(traj_info)
+            self.traj_infos_queue.put(None)
+        return completed
+
+
+def run_evaluation(collector: BaseEvalCollector, itr: int) -> list:
+    """Step the collector's agent and envs until each env met its quota or ``max_T`` ran out."""
+    envs, agent = collector.envs, collector.agent
+    quota = collector.quota()
+    traj_infos = [collector.TrajInfoCls() for _ in envs]
+    done_per_env: list[list] = [[] for _ in envs]
+    observation = np.stack([env.reset() for env in envs]) if _stackable(envs) else None
+    if observation is None:
+        raise TypeError("Evaluation of Composite observations needs a GPU-style eval collector.")
+    null = envs[0].action_space.null_value()
+    action = np.stack([np.asarray(null)] * len(envs))
+    reward = np.zeros(len(envs), dtype="float32")
+    obs_pyt, act_pyt, rew_pyt = torchify_buffer((observation, action, reward))
+    agent.reset()
+    agent.eval_mode(itr)
+    active = np.ones(len(envs), dtype=bool)
+    for _ in range(collector.max_T):
+        act_pyt, agent_info = agent.step(obs_pyt, act_pyt, rew_pyt)
+        action = act_pyt.numpy()
+        for b in np.flatnonzero(active):
+            o, r, d, env_info = envs[b].step(action[b])
+            traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
+            if getattr(env_info, "traj_done", d):
+                done_per_env[b].append(traj_infos[b].terminate(o))
+                traj_infos[b] = collector.TrajInfoCls()
+                o = envs[b].reset()
+                if quota is not None and len(done_per_env[b]) >= quota:
+                    active[b] = False
+            if d:
+                agent.reset_one(idx=b)
+            observation[b] = o
+            reward[b] = r
+        if not active.any():
+            break
+    selected = select_unbiased(done_per_env)
+    return selected if quota is None else selected[: quota * len(envs)]
+
+
+def _stackable(envs: list) -> bool:
+    """True if observations are plain arrays (not Composite records)."""
+    from rlpyt.spaces.composite import Composite
+
+    return not isinstance(envs[0].observation_space, Composite)
