@@ -1,0 +1,1 @@
+"""Logging: the logger (text, progress.csv, snapshots, TensorBoard) and run-folder contexts."""

@@ -1,0 +1,373 @@
+"""Run folders: :func:`logger_context` points the logger at ``<log_dir>/run_<run_ID>/``.
+
+Wrap a runner's ``train()`` call in it::
+
+    with logger_context(log_dir, run_ID, name, config, snapshot_mode="last"):
+        runner.train()
+
+The run folder gets ``progress.csv`` (diagnostics, one row per log), ``debug.log`` (every
+logged line), ``params.json`` and ``variant.json`` (the same content: the config plus
+``name``, ``run_ID``, ``exp_name``, ``git_commit``, ``package_versions``), snapshots
+(``params.pkl`` / ``itr_<N>.pkl`` per snapshot mode) and, when asked for, TensorBoard event
+files. viskit and ``python -m rlpyt.plot`` read such folders as they are.
+
+``LOG_DIR`` is ``<current working directory>/data``, looked up at each call (never inside the
+installed package); assign ``context.LOG_DIR = ...`` to move it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from rlpyt.utils.logging import logger
+
+# Key in params.json -> distribution name whose version is recorded.
+PACKAGE_DISTRIBUTIONS = {
+    "rlpyt": "rlpyt",
+    "torch": "torch",
+    "numpy": "numpy",
+    "gymnasium": "gymnasium",
+    "ale_py": "ale-py",
+}
+EXPERIMENT_MARKER = "experiments_tree.txt"  # written by run_experiments at the experiment root
+_MARKER_SEARCH_LEVELS = 8
+PARAMS_FILES = ("params.json", "variant.json")
+
+
+def __getattr__(name: str) -> Any:
+    # LOG_DIR follows the working directory at the time it is read, unless assigned.
+    if name == "LOG_DIR":
+        return os.path.join(os.getcwd(), "data")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _log_root() -> str:
+    assigned = globals().get("LOG_DIR")
+    return os.path.abspath(assigned if assigned else os.path.join(os.getcwd(), "data"))
+
+
+def get_log_dir(experiment_name: str, root_log_dir: str | None = None, date: bool = True) -> str:
+    """A fresh dated folder for an experiment.
+
+    Args:
+        experiment_name: the experiment's folder name (may contain ``/``).
+        root_log_dir: where to put it; default ``LOG_DIR`` (``<cwd>/data``).
+        date: if True (default) ``<root>/local/<yyyymmdd>/<HHMMSS>/<experiment_name>``;
+            if False ``<root>/local/<experiment_name>`` (rlpyt ignored this flag).
+
+    Returns:
+        The folder path (not created).
+    """
+    root = _log_root() if root_log_dir is None else root_log_dir
+    if not date:
+        return os.path.join(root, "local", experiment_name)
+    now = datetime.datetime.today()
+    return os.path.join(root, "local", f"{now:%Y%m%d}", f"{now:%H%M%S}", experiment_name)
+
+
+@contextmanager
+def logger_context(
+    log_dir: str,
+    run_ID: int | str,  # noqa: N803 (rlpyt's keyword)
+    name: str,
+    log_params: dict | None = None,
+    snapshot_mode: str = "none",
+    override_prefix: bool = False,
+    use_summary_writer: bool = False,
+    *,
+    resume: bool = False,
+) -> Iterator[str]:
+    """Sends the logger's outputs to the run folder ``<log_dir>/run_<run_ID>`` while inside.
+
+    Where the folder goes: an absolute ``log_dir``, or one inside ``LOG_DIR``, or any
+    ``log_dir`` with ``override_prefix=True`` is used as given; a relative ``log_dir`` outside
+    ``LOG_DIR`` is placed under ``LOG_DIR/local/<yyyymmdd>/<HHMMSS>/`` with a logged notice.
+
+    Args:
+        log_dir: the folder holding the run folders of one setting.
+        run_ID: the run's number (seed index) within the setting.
+        name: the experiment name; text lines are prefixed ``"<name>_<run_ID> "``.
+        log_params: the config, saved to params.json / variant.json (the caller's dict is
+            not modified). Values JSON cannot hold become their type's name; ``-inf`` becomes
+            the string ``"-inf"`` (viskit cannot load it).
+        snapshot_mode: "none", "last", "all", "gap" or "last+gap" (see
+            :func:`rlpyt.utils.logging.logger.set_snapshot_mode`); the gap is set with
+            ``logger.set_snapshot_gap``.
+        override_prefix: use ``log_dir`` as given even when outside ``LOG_DIR``.
+        use_summary_writer: also write TensorBoard event files into the run folder.
+        resume: continue an existing run: the folder must exist, ``progress.csv`` is appended
+            under its existing header, params files already there are left as they are.
+
+    Yields:
+        The absolute path of the run folder.
+
+    Raises:
+        FileNotFoundError: ``resume=True`` and the run folder does not exist.
+        ImportError: ``use_summary_writer=True`` without TensorBoard installed.
+    """
+    exp_dir, notice = _resolve_exp_dir(log_dir, run_ID, override_prefix)
+    if resume and not os.path.isdir(exp_dir):
+        raise FileNotFoundError(
+            f"logger_context(resume=True) found no run folder at {exp_dir}. Pass the log_dir "
+            "(absolute, or inside LOG_DIR) and run_ID of the run to resume."
+        )
+    if snapshot_mode not in logger.SNAPSHOT_MODES:
+        raise ValueError(
+            f"Unknown snapshot_mode {snapshot_mode!r}; use one of {logger.SNAPSHOT_MODES}."
+        )
+    writer = _make_summary_writer(exp_dir) if use_summary_writer else None
+    params = make_run_params(log_params, name, run_ID, _experiment_name(exp_dir, log_dir, run_ID))
+    with _logger_outputs(exp_dir, f"{name}_{run_ID} ", snapshot_mode, writer, resume):
+        if notice:
+            logger.log(notice)
+        _write_params(exp_dir, params, keep_existing=resume)
+        yield exp_dir
+
+
+@contextmanager
+def _logger_outputs(
+    exp_dir: str, prefix: str, snapshot_mode: str, writer: Any, resume: bool
+) -> Iterator[None]:
+    """Attaches text, tabular, snapshot and TensorBoard outputs; detaches them all on exit."""
+    text_file = os.path.join(exp_dir, "debug.log")
+    tabular_file = os.path.join(exp_dir, "progress.csv")
+    previous_snapshot = (logger.get_snapshot_dir(), logger.get_snapshot_mode())
+    logger.set_log_tabular_only(False)
+    logger.set_snapshot_dir(exp_dir)
+    logger.set_snapshot_mode(snapshot_mode)
+    logger.add_text_output(text_file)
+    logger.add_tabular_output(tabular_file, append=resume)
+    logger.push_prefix(prefix)
+    if writer is not None:
+        logger.set_tf_summary_writer(writer)
+        logger.set_tf_summary_dir(exp_dir)
+    try:
+        yield
+    finally:
+        logger.remove_tabular_output(tabular_file)
+        logger.remove_text_output(text_file)
+        logger.pop_prefix()
+        if writer is not None:
+            writer.close()
+            logger.set_tf_summary_writer(None)
+            logger.set_tf_summary_dir(None)
+        logger.set_snapshot_dir(previous_snapshot[0])
+        logger.set_snapshot_mode(previous_snapshot[1])
+
+
+def _resolve_exp_dir(log_dir: str, run_ID: int | str, override_prefix: bool) -> tuple[str, str]:  # noqa: N803
+    run_dir = os.path.join(log_dir, f"run_{run_ID}")
+    exp_dir = os.path.abspath(run_dir)
+    root = _log_root()
+    if override_prefix or os.path.isabs(log_dir) or _is_inside(exp_dir, root):
+        return exp_dir, ""
+    notice = (
+        f"logger_context: log_dir {log_dir!r} is outside {root}; writing under "
+        f"{root}/local/<yyyymmdd>/<HHMMSS>/ (use an absolute log_dir or override_prefix=True "
+        "to write elsewhere)."
+    )
+    return os.path.abspath(get_log_dir(run_dir)), notice
+
+
+def _is_inside(path: str, root: str) -> bool:
+    try:
+        return os.path.commonpath([path, root]) == root
+    except ValueError:  # different drives
+        return False
+
+
+def _make_summary_writer(exp_dir: str) -> Any:
+    try:
+        from torch.utils.tensorboard import SummaryWriter  # noqa: PLC0415 (optional extra)
+    except ImportError as error:
+        raise ImportError(
+            "logger_context(use_summary_writer=True) needs TensorBoard; install it with "
+            'pip install "rlpyt[tensorboard]"'
+        ) from error
+    return SummaryWriter(exp_dir)
+
+
+def _experiment_name(exp_dir: str, log_dir: str, run_ID: int | str) -> str:  # noqa: N803
+    """The run's label for viskit legends and ``rlpyt.plot``.
+
+    The run folder's path relative to the experiment root (the nearest folder above holding
+    ``experiments_tree.txt``, written by ``run_experiments``), e.g. ``lr_0.001/run_0``;
+    without such a root, ``<last folder of log_dir>/run_<run_ID>``.
+    """
+    folder = os.path.dirname(exp_dir)
+    for _ in range(_MARKER_SEARCH_LEVELS):
+        if os.path.isfile(os.path.join(folder, EXPERIMENT_MARKER)):
+            return os.path.relpath(exp_dir, folder).replace(os.sep, "/")
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    setting = os.path.basename(os.path.normpath(log_dir))
+    return f"{setting}/run_{run_ID}" if setting not in ("", ".", "..", os.sep) else f"run_{run_ID}"
+
+
+def make_run_params(
+    log_params: dict | None,
+    name: str,
+    run_ID: int | str,  # noqa: N803
+    exp_name: str,
+) -> dict[str, Any]:
+    """The content of params.json / variant.json: a JSON-safe copy of the config plus run facts.
+
+    Args:
+        log_params: the config (not modified); None for an empty one.
+        name: the experiment name.
+        run_ID: the run's number.
+        exp_name: the run's label (see ``logger_context``).
+
+    Returns:
+        A new dict: the config with non-JSON values replaced by their type's name and
+        ``-inf`` by ``"-inf"``, then ``name``, ``run_ID``, ``exp_name``, ``git_commit`` (when
+        the working directory is in a git repository) and ``package_versions``.
+    """
+    if log_params is not None and not isinstance(log_params, dict):
+        raise TypeError(f"log_params must be a dict (the config), not {type(log_params).__name__}.")
+    params = json_safe(log_params or {})
+    params.update(name=name, run_ID=run_ID, exp_name=exp_name)
+    commit = git_commit()
+    if commit is not None:
+        params["git_commit"] = commit
+    params["package_versions"] = package_versions()
+    return params
+
+
+def json_safe(value: Any) -> Any:
+    """A deep copy of ``value`` made of JSON types that viskit can load.
+
+    dicts (keys as strings), lists and tuples (as lists), None, bool, int, float and str are
+    kept; numpy scalars become Python numbers; ``-inf`` becomes ``"-inf"``; anything else
+    becomes the name of its type (as rlpyt wrote it).
+    """
+    if isinstance(value, dict):
+        return {str(key): json_safe(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(item) for item in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isinf(value) and value < 0:
+        return "-inf"
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return type(value).__name__
+
+
+def git_commit(cwd: str | None = None) -> str | None:
+    """The commit hash checked out in the git repository around ``cwd`` (default: the cwd)."""
+    try:
+        result = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=cwd or os.getcwd(),
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return result.stdout.strip() if result.returncode == 0 and result.stdout.strip() else None
+
+
+def package_versions() -> dict[str, str | None]:
+    """Installed versions of rlpyt, torch, numpy, gymnasium and ale_py (None if absent)."""
+    versions: dict[str, str | None] = {}
+    for key, distribution in PACKAGE_DISTRIBUTIONS.items():
+        try:
+            versions[key] = metadata.version(distribution)
+        except metadata.PackageNotFoundError:
+            versions[key] = None
+    if versions["rlpyt"] is None:  # a source checkout that is not pip-installed
+        import rlpyt  # noqa: PLC0415
+
+        versions["rlpyt"] = getattr(rlpyt, "__version__", None)
+    return versions
+
+
+def _write_params(exp_dir: str, params: dict[str, Any], keep_existing: bool) -> None:
+    for file_name in PARAMS_FILES:
+        path = os.path.join(exp_dir, file_name)
+        if not (keep_existing and os.path.exists(path)):
+            _write_json(path, params)
+
+
+def _write_json(path: str, data: Any) -> None:
+    fd, tmp_path = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=2)
+            f.write("\n")
+        os.replace(tmp_path, path)
+    except BaseException:
+        if os.path.exists(tmp_path):
+            os.remove(tmp_path)
+        raise
+
+
+def add_exp_param(
+    param_name: str, param_val: Any, exp_dir: str | None = None, overwrite: bool = False
+) -> list[str]:
+    """Adds a parameter after the fact to every params.json / variant.json below ``exp_dir``.
+
+    Useful to give runs a new distinguishing key (e.g. a label combining several settings).
+    Where the key exists it is kept unless ``overwrite``; when overwriting a dict with a
+    dict, the old one is updated with the new.
+
+    Args:
+        param_name: the top-level key.
+        param_val: its value (made JSON-safe like the config).
+        exp_dir: the folder to search (recursively); default the working directory.
+        overwrite: replace existing values.
+
+    Returns:
+        The files that were changed.
+    """
+    value = json_safe(param_val)
+    changed = []
+    for folder, _, files in os.walk(exp_dir or os.getcwd()):
+        for file_name in PARAMS_FILES:
+            if file_name in files and _add_param_to_file(
+                os.path.join(folder, file_name), param_name, value, overwrite
+            ):
+                changed.append(os.path.join(folder, file_name))
+    return changed
+
+
+def _add_param_to_file(path: str, param_name: str, value: Any, overwrite: bool) -> bool:
+    with open(path) as f:
+        params = json.load(f)
+    old = params.get(param_name)
+    if param_name in params and not overwrite:
+        logger.log(f"{path}: {param_name} already set to {old!r}; kept (overwrite=False).")
+        return False
+    params[param_name] = (
+        {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+    )
+    _write_json(path, params)
+    return True
+
+
+def check_progress(exp_dir: str | None = None) -> dict[str, int]:
+    """Logs and returns the number of data rows of every progress.csv below ``exp_dir``."""
+    counts = {}
+    for folder, _, files in os.walk(exp_dir or os.getcwd()):
+        if "progress.csv" in files:
+            path = os.path.join(folder, "progress.csv")
+            with open(path) as f:
+                counts[path] = max(0, sum(1 for _ in f) - 1)
+            logger.log(f"{counts[path]:8d} {path}", with_prefix=False)
+    return counts
