@@ -72,7 +72,7 @@ def discount_return(
         ``[T, B]`` discounted returns, in the reward's dtype (``return_dest`` if given).
     """
     not_done = 1 - _like(done, reward)
-    return_ = return_dest if return_dest is not None else _zeros(tuple(reward.shape), reward)
+    return_: Any = return_dest if return_dest is not None else _zeros(tuple(reward.shape), reward)
     return_[-1] = reward[-1] + discount * not_done[-1] * _bootstrap(bootstrap_value, reward)
     for t in reversed(range(len(reward) - 1)):
         return_[t] = reward[t] + discount * not_done[t] * return_[t + 1]
@@ -109,8 +109,8 @@ def generalized_advantage_estimation(
         ``(advantage, return_)``, each ``[T, B]`` in the reward's dtype.
     """
     shape = tuple(reward.shape)
-    advantage = advantage_dest if advantage_dest is not None else _zeros(shape, reward)
-    return_ = return_dest if return_dest is not None else _zeros(shape, reward)
+    advantage: Any = advantage_dest if advantage_dest is not None else _zeros(shape, reward)
+    return_: Any = return_dest if return_dest is not None else _zeros(shape, reward)
     not_done = 1 - _like(done, reward)
     bootstrap = _bootstrap(bootstrap_value, reward)
     advantage[-1] = reward[-1] + discount * not_done[-1] * bootstrap - value[-1]
@@ -208,7 +208,7 @@ def generalized_advantage_estimation_tl(
 def _write(dest: Array, source: Array) -> Array:
     """Copy ``source`` into ``dest`` with an unsafe cast (e.g. float 0/1 into a bool buffer)."""
     if isinstance(dest, torch.Tensor):
-        dest.copy_(source)
+        dest.copy_(torch.as_tensor(source))
     else:
         np.copyto(dest, source, casting="unsafe")
     return dest
@@ -250,8 +250,8 @@ def discount_return_n_step(
     if rlen < 1:
         raise ValueError(f"n_step={n_step} needs at least {n_step} time steps, got T={T}.")
     out_shape = (rlen, *tuple(reward.shape[1:]))
-    return_ = return_dest if return_dest is not None else _zeros(out_shape, reward)
-    done_float = _like(done, reward)
+    return_: Any = return_dest if return_dest is not None else _zeros(out_shape, reward)
+    done_float: Any = _like(done, reward)
     done_n_float = done_float[:rlen] * 1  # A copy, in either library.
     return_[:] = reward[:rlen]
     for n in range(1, min(n_step, T)):
@@ -277,8 +277,9 @@ def valid_from_done(done: Array) -> Array:
         valid = torch.ones_like(done_float)
         valid[1:] = 1 - torch.clamp(torch.cumsum(done_float[:-1], dim=0), max=1)
         return valid
-    done = np.asarray(done)
-    done_float = done if np.issubdtype(done.dtype, np.floating) else done.astype(np.float32)
-    valid = np.ones_like(done_float)
-    valid[1:] = 1 - np.minimum(np.cumsum(done_float[:-1], axis=0), 1)
-    return valid
+    done_np = np.asarray(done)
+    if not np.issubdtype(done_np.dtype, np.floating):
+        done_np = done_np.astype(np.float32)
+    valid_np = np.ones_like(done_np)
+    valid_np[1:] = 1 - np.minimum(np.cumsum(done_np[:-1], axis=0), 1)
+    return valid_np
