@@ -1,0 +1,1 @@
+"""Environments: the Env interface, the gymnasium wrapper (``rlpyt.envs.gym``) and AtariEnv."""

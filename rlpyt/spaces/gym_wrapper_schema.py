@@ -1,0 +1,5 @@
+"""Old import path of the schema-based GymSpaceWrapper; the one wrapper now uses schemas."""
+
+from rlpyt.spaces.gym_wrapper import GymSpaceWrapper
+
+__all__ = ["GymSpaceWrapper"]
