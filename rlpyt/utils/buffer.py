@@ -83,8 +83,7 @@ def buffer_from_example(
         leading_dims = (leading_dims,)
     if is_namedtuple(example):
         fields = [
-            buffer_from_example(v, leading_dims, share_memory, use_NatSchema, fill)
-            for v in example
+            buffer_from_example(v, leading_dims, share_memory, use_NatSchema, fill) for v in example
         ]
         schema_based = isinstance(example, NamedTuple) if use_NatSchema is None else use_NatSchema
         if schema_based:
@@ -151,7 +150,7 @@ def get_leading_dims(buffer: Any, n_dim: int = 1) -> tuple[int, ...]:
         if x is None:
             return
         if is_namedtuple(x):
-            for name, value in zip(x._fields, x):
+            for name, value in zip(x._fields, x, strict=True):
                 collect(value, f"{path}.{name}" if path else name)
         elif isinstance(x, tuple | list):
             for i, value in enumerate(x):
@@ -165,9 +164,7 @@ def get_leading_dims(buffer: Any, n_dim: int = 1) -> tuple[int, ...]:
     dims = found[0][1]
     for path, d in found:
         if d != dims:
-            raise ValueError(
-                f"Leading dims disagree: {found[0][0]} has {dims}, {path} has {d}."
-            )
+            raise ValueError(f"Leading dims disagree: {found[0][0]} has {dims}, {path} has {d}.")
     return dims
 
 

@@ -18,7 +18,7 @@ import string
 import sys
 from collections import namedtuple
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 RESERVED_NAMES = ("get", "items")
 
@@ -40,17 +40,27 @@ def _check_field_names(typename: str, field_names: Sequence[str]) -> tuple[str, 
 def _index_fields(record: tuple, loc: Any) -> list:
     """Index each non-None field of ``record`` with ``loc``, naming the field on failure."""
     out = []
-    for name, field in zip(record._fields, record):  # type: ignore[attr-defined]
+    for name, field in zip(record._fields, record, strict=True):  # type: ignore[attr-defined]
         if field is None:
             out.append(None)
             continue
         try:
             out.append(field[loc])
         except Exception as exc:
-            raise type(exc)(
-                f"Occurred in {type(record).__name__} at field {name!r}: {exc}"
-            ) from exc
+            _raise_field_error(record, name, exc)
     return out
+
+
+def _raise_field_error(record: tuple, name: str, exc: Exception) -> NoReturn:
+    """Raise ``exc`` again, its message prefixed with the record type and field name."""
+    typename = getattr(record, "_typename", type(record).__name__)
+    message = f"Occurred in {typename} at field {name!r}: {exc}"
+    try:
+        new_exc = type(exc)(message)
+    except Exception:  # exception types with other constructor arguments: add a note
+        exc.add_note(message)
+        raise exc from None
+    raise new_exc from exc
 
 
 def _assign_fields(record: tuple, loc: Any, value: Any) -> None:
@@ -62,7 +72,7 @@ def _assign_fields(record: tuple, loc: Any, value: Any) -> None:
             f"Cannot assign {type(value).__name__}{value._fields} into "
             f"{type(record).__name__}{fields}: field names differ."
         )
-    for j, (name, field) in enumerate(zip(fields, record)):
+    for j, (name, field) in enumerate(zip(fields, record, strict=True)):
         if field is None:
             continue
         v = tuple.__getitem__(value, j) if matching else value
@@ -71,9 +81,7 @@ def _assign_fields(record: tuple, loc: Any, value: Any) -> None:
         try:
             field[loc] = v
         except Exception as exc:
-            raise type(exc)(
-                f"Occurred in {type(record).__name__} at field {name!r}: {exc}"
-            ) from exc
+            _raise_field_error(record, name, exc)
 
 
 class _ArrayTupleMixin:
@@ -96,7 +104,7 @@ class _ArrayTupleMixin:
 
     def items(self) -> Iterator[tuple[str, Any]]:
         """Yield ``(field_name, value)`` pairs, like ``dict.items``."""
-        yield from zip(self._fields, self)  # type: ignore[attr-defined,call-overload]
+        yield from zip(self._fields, self, strict=True)  # type: ignore[attr-defined,call-overload]
 
 
 def namedarraytuple(
@@ -138,7 +146,9 @@ def namedarraytuple_like(namedtuple_or_class: Any, classname_suffix: bool = Fals
     """Return a namedarraytuple class with the fields of a namedtuple (class or instance).
 
     A namedarraytuple (class or instance) gives back its own class. A schema-based record gives
-    back a :class:`NamedArrayTupleSchema`.
+    back a :class:`NamedArrayTupleSchema`. A plain namedtuple class gives a namedarraytuple class
+    made once per namedtuple class (the same class on every call); its instances pickle by
+    reference to the namedtuple class, so they cross into spawn/forkserver children too.
     """
     obj = namedtuple_or_class
     if is_namedarraytuple_class(obj):
@@ -150,9 +160,30 @@ def namedarraytuple_like(namedtuple_or_class: Any, classname_suffix: bool = Fals
     cls = obj if isinstance(obj, type) else type(obj)
     if not is_namedtuple_class(cls):
         raise TypeError(f"Expected a namedtuple class or instance, got {obj!r}.")
-    nat = namedarraytuple(cls.__name__, cls._fields, classname_suffix=classname_suffix)
-    nat.__module__ = cls.__module__
-    return nat
+    key = (cls, classname_suffix)
+    if key not in _LIKE_CLASSES:
+        nat = namedarraytuple(cls.__name__, cls._fields, classname_suffix=classname_suffix)
+        nat.__module__ = cls.__module__
+        # The new class is not importable by its name (that name is the namedtuple class), so
+        # its instances pickle as "rebuild from the namedtuple class and these values".
+        nat._like_source = key
+        nat.__reduce__ = _reduce_like
+        _LIKE_CLASSES[key] = nat
+    return _LIKE_CLASSES[key]
+
+
+# namedarraytuple_like's classes, keyed by (namedtuple class, classname_suffix). Entries live as
+# long as the process, like the namedtuple classes they mirror (defined at module level).
+_LIKE_CLASSES: dict[tuple[type, bool], type] = {}
+
+
+def _reduce_like(record: tuple) -> tuple:
+    nt_cls, classname_suffix = type(record)._like_source  # type: ignore[attr-defined]
+    return (_rebuild_like, (nt_cls, classname_suffix, tuple(record)))
+
+
+def _rebuild_like(nt_cls: type, classname_suffix: bool, values: tuple) -> Any:
+    return namedarraytuple_like(nt_cls, classname_suffix)._make(values)
 
 
 def is_namedtuple_class(obj: Any) -> bool:
@@ -206,9 +237,7 @@ class AttrDict(dict):
 
     def copy(self) -> AttrDict:
         """Copy, recursing into nested AttrDicts (other values are shared)."""
-        return type(self)(
-            (k, v.copy() if isinstance(v, AttrDict) else v) for k, v in self.items()
-        )
+        return type(self)((k, v.copy() if isinstance(v, AttrDict) else v) for k, v in self.items())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -229,9 +258,10 @@ class NamedTupleSchema:
         self._fields = _check_field_names(typename, fields)
 
     def __call__(self, *args: Any, **kwargs: Any) -> NamedTuple:
+        """Make a record from values given by position and/or by field name."""
         if len(args) > len(self._fields):
             raise TypeError(f"{self._typename} takes {len(self._fields)} values, got {len(args)}")
-        values = dict(zip(self._fields, args))
+        values = dict(zip(self._fields, args, strict=False))  # kwargs may give the rest
         for key, value in kwargs.items():
             if key not in self._fields:
                 raise TypeError(f"{self._typename} has no field {key!r} (fields {self._fields})")
@@ -265,6 +295,7 @@ class NamedTuple(tuple):
     _fields: tuple[str, ...]
 
     def __new__(cls, typename: str, fields: Sequence[str], values: Iterable) -> NamedTuple:
+        """Make a record of type ``typename`` with ``fields`` holding ``values`` in order."""
         values = tuple(values)
         if len(values) != len(fields):
             raise TypeError(f"{typename} takes {len(fields)} values, got {len(values)}")
@@ -286,7 +317,7 @@ class NamedTuple(tuple):
         return (type(self), (self._typename, self._fields, tuple(self)))
 
     def __repr__(self) -> str:
-        inner = ", ".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        inner = ", ".join(f"{f}={v!r}" for f, v in zip(self._fields, self, strict=True))
         return f"{self._typename}({inner})"
 
     def _make(self, iterable: Iterable) -> NamedTuple:
@@ -296,10 +327,10 @@ class NamedTuple(tuple):
         unknown = set(kwargs) - set(self._fields)
         if unknown:
             raise ValueError(f"{self._typename} has no fields {sorted(unknown)}")
-        return self._make(kwargs.get(f, v) for f, v in zip(self._fields, self))
+        return self._make(kwargs.get(f, v) for f, v in zip(self._fields, self, strict=True))
 
     def _asdict(self) -> dict[str, Any]:
-        return dict(zip(self._fields, self))
+        return dict(zip(self._fields, self, strict=True))
 
     @property
     def schema(self) -> NamedTupleSchema:

@@ -14,23 +14,70 @@ import ctypes
 import multiprocessing as mp
 import os
 import shutil
+from multiprocessing.context import get_spawning_popen
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 import numpy as np
 
 
 class SharedNdarray(np.ndarray):
-    """An ndarray (or view) over shared memory that pickles as a reference to that memory."""
+    """An ndarray (or view) over shared memory that travels to child processes by reference.
+
+    In ``Process`` arguments (spawn, forkserver) it pickles as a reference to the shared
+    memory, so the child writes where the parent reads. Through ordinary ``pickle`` (snapshots,
+    ``copy.deepcopy``) it pickles by value, as a plain ndarray. Through a multiprocessing queue
+    or pipe it raises: the memory can only be handed over when the process starts.
+    """
 
     def __array_finalize__(self, obj: Any) -> None:
+        # Cheap on purpose (runs on every slice); whether this array really lies inside the
+        # shared memory (a view) or not (a ufunc result, a copy) is checked when it matters.
         self._shared_raw = getattr(obj, "_shared_raw", None)
 
     def __reduce__(self) -> Any:
-        raw = getattr(self, "_shared_raw", None)
-        if raw is None:
-            return np.asarray(self).__reduce__()
-        offset = self.__array_interface__["data"][0] - ctypes.addressof(raw)
-        return (_rebuild_shared, (raw, self.shape, self.dtype, offset, self.strides))
+        return np.asarray(self).__reduce__()
+
+
+def _shared_raw_of(array: Any) -> Any:
+    """The RawArray that ``array``'s elements lie in, or None (copies, ufunc results)."""
+    raw = getattr(array, "_shared_raw", None)
+    if raw is None or not isinstance(array, np.ndarray):
+        return None
+    start = ctypes.addressof(raw)
+    low, high = _byte_bounds(array)
+    return raw if start <= low and high <= start + ctypes.sizeof(raw) else None
+
+
+def _byte_bounds(array: np.ndarray) -> tuple[int, int]:
+    """First and one-past-last byte addresses touched by ``array`` (any strides)."""
+    low = high = array.__array_interface__["data"][0]
+    if array.size == 0:
+        return low, high
+    for n, stride in zip(array.shape, array.strides, strict=True):
+        if stride < 0:
+            low += (n - 1) * stride
+        else:
+            high += (n - 1) * stride
+    return low, high + array.itemsize
+
+
+def _reduce_for_child(array: SharedNdarray) -> Any:
+    """ForkingPickler reducer: a reference to the shared memory while a process starts."""
+    raw = _shared_raw_of(array)
+    if raw is None:
+        return np.asarray(array).__reduce__()
+    if get_spawning_popen() is None:
+        raise RuntimeError(
+            "A shared-memory array cannot be sent through a multiprocessing queue or pipe; "
+            "pass it in the Process arguments when the child starts, or send a copy "
+            "(np.array(x))."
+        )
+    offset = array.__array_interface__["data"][0] - ctypes.addressof(raw)
+    return (_rebuild_shared, (raw, array.shape, array.dtype, offset, array.strides))
+
+
+ForkingPickler.register(SharedNdarray, _reduce_for_child)
 
 
 def _rebuild_shared(raw: Any, shape: tuple, dtype: Any, offset: int, strides: tuple) -> Any:
@@ -61,8 +108,8 @@ def np_mp_array(shape: int | tuple[int, ...], dtype: Any) -> SharedNdarray:
 
 
 def is_shared(array: Any) -> bool:
-    """True if ``array`` lives in memory made by :func:`np_mp_array`."""
-    return getattr(array, "_shared_raw", None) is not None
+    """True if ``array`` lives in memory made by :func:`np_mp_array` (itself or a view)."""
+    return _shared_raw_of(array) is not None
 
 
 def shared_memory_free_bytes(path: str = "/dev/shm") -> int | None:
