@@ -1,0 +1,1 @@
+"""Models: torch modules mapping agent inputs to distribution parameters and values."""

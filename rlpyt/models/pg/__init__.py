@@ -1,0 +1,1 @@
+"""Policy-gradient models: policy (softmax probabilities or Gaussian mean/log_std) and value."""
