@@ -1,0 +1,265 @@
+"""Learning curves from run folders, viskit-style, as a PNG: ``python -m rlpyt.plot``.
+
+::
+
+    python -m rlpyt.plot data/local/20250101/120000/my_sweep --y ReturnAverage --split env.id
+
+Every folder below the given paths holding ``progress.csv`` and ``variant.json`` (or
+``params.json``) is a run. Parameters are flattened with dots (``algo.learning_rate``). Runs
+are grouped by the parameters whose values differ across runs, except the ones viskit never
+groups by (top-level keys starting with ``seed`` or ``log_dir``) and the run bookkeeping
+(``run_ID``, ``exp_name``, ``git_commit``, ``package_versions.*``): one curve per distinct
+setting, the mean over its runs with a band of one standard deviation, runs aligned by row
+(log point) as viskit does. ``--group`` picks the grouping keys by hand; ``--split`` makes one
+panel per value of a key. Needs matplotlib (``pip install "rlpyt[plot]"``), imported only here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+PARAMS_FILES = ("variant.json", "params.json")  # viskit's order of preference
+BOOKKEEPING_KEYS = ("run_ID", "exp_name", "git_commit")
+
+
+@dataclass
+class Run:
+    """One run folder: ``progress`` maps column -> ``[n_rows]`` float64 (unparseable = nan)."""
+
+    path: str
+    params: dict[str, Any]
+    progress: dict[str, np.ndarray]
+
+
+@dataclass
+class Curve:
+    """One setting's curve: ``x``, ``mean``, ``std`` are ``[n_points]`` over ``n_runs`` runs."""
+
+    label: str
+    setting: dict[str, Any]
+    panel: Any
+    x: np.ndarray
+    mean: np.ndarray
+    std: np.ndarray
+    n_runs: int
+
+
+def flatten_params(params: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """Nested dicts flattened to dotted keys: ``{"algo": {"lr": 1}}`` -> ``{"algo.lr": 1}``."""
+    flat: dict[str, Any] = {}
+    for key, value in params.items():
+        if isinstance(value, dict):
+            flat.update(flatten_params(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def read_progress(path: str) -> dict[str, np.ndarray]:
+    """A progress.csv as column -> ``[n_rows]`` float64; blank or text cells become nan."""
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    columns = [key for key in (rows[0] if rows else {}) if key is not None]
+    return {key: np.array([_to_float(row.get(key)) for row in rows]) for key in columns}
+
+
+def _to_float(cell: str | None) -> float:
+    try:
+        return float(cell)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def load_runs(paths: Sequence[str]) -> list[Run]:
+    """Every run folder below ``paths`` (searched recursively), in sorted path order."""
+    runs = []
+    for root in paths:
+        if not os.path.isdir(root):
+            raise FileNotFoundError(f"{root} is not a folder; pass run or sweep folders.")
+        for folder, sub_folders, files in os.walk(root):
+            sub_folders.sort()
+            params_file = next((name for name in PARAMS_FILES if name in files), None)
+            if "progress.csv" in files and params_file is not None:
+                with open(os.path.join(folder, params_file)) as f:
+                    params = flatten_params(json.load(f))
+                progress = read_progress(os.path.join(folder, "progress.csv"))
+                runs.append(Run(folder, params, progress))
+    return runs
+
+
+def is_grouping_candidate(key: str) -> bool:
+    """False for keys never used to group runs (seeds, log dirs, run bookkeeping)."""
+    return not (key.startswith(("seed", "log_dir", "package_versions.")) or key in BOOKKEEPING_KEYS)
+
+
+def distinct_keys(runs: Sequence[Run]) -> list[str]:
+    """The sorted grouping-candidate keys whose value differs between runs (absent = None)."""
+    keys = sorted({key for run in runs for key in run.params if is_grouping_candidate(key)})
+    return [key for key in keys if len({repr(run.params.get(key)) for run in runs}) > 1]
+
+
+def make_curves(
+    runs: Sequence[Run],
+    x: str,
+    y: str,
+    group: Sequence[str] | None = None,
+    split: str | None = None,
+) -> list[Curve]:
+    """Groups runs into curves (mean and std of ``y`` over the runs of each setting).
+
+    Args:
+        runs: loaded runs, each with columns ``x`` and ``y``.
+        x: the x-axis column, averaged over the runs of a curve.
+        y: the plotted column.
+        group: keys whose values define a setting; default :func:`distinct_keys` minus ``split``.
+        split: a key with one panel per value (``Curve.panel``); None for a single panel.
+
+    Returns:
+        The curves, ordered by panel then setting.
+    """
+    _check_columns(runs, (x, y))
+    group_keys = list(group) if group is not None else distinct_keys(runs)
+    group_keys = [key for key in group_keys if key != split]
+    buckets: dict[tuple[str, ...], list[Run]] = {}
+    for run in runs:
+        values = [run.params.get(key) for key in [split or "", *group_keys]]
+        buckets.setdefault(tuple(map(repr, values)), []).append(run)
+    curves = [_curve(members, x, y, group_keys, split) for members in buckets.values()]
+    return sorted(curves, key=lambda c: (_order(c.panel), [_order(v) for v in c.setting.values()]))
+
+
+def _check_columns(runs: Sequence[Run], columns: Sequence[str]) -> None:
+    for run in runs:
+        missing = [column for column in columns if column not in run.progress]
+        if missing:
+            raise ValueError(
+                f"{run.path}/progress.csv has no column {missing}; its columns are "
+                f"{sorted(run.progress)}. Choose --x/--y among them."
+            )
+
+
+def _curve(members: list[Run], x: str, y: str, group_keys: list[str], split: str | None) -> Curve:
+    setting = {key: members[0].params.get(key) for key in group_keys}
+    label = ", ".join(f"{key}={value}" for key, value in setting.items()) or y
+    xs, ys = _aligned(members, x), _aligned(members, y)
+    with warnings.catch_warnings():  # all-nan rows are expected where runs differ in length
+        warnings.simplefilter("ignore", category=RuntimeWarning)
+        x_mean, mean, std = np.nanmean(xs, 0), np.nanmean(ys, 0), np.nanstd(ys, 0)
+    keep = ~np.isnan(x_mean)
+    panel = members[0].params.get(split) if split else None
+    return Curve(label, setting, panel, x_mean[keep], mean[keep], std[keep], len(members))
+
+
+def _aligned(runs: list[Run], column: str) -> np.ndarray:
+    """``[n_runs, max_rows]``: each run's column by row index, nan-padded."""
+    length = max(len(run.progress[column]) for run in runs)
+    table = np.full((len(runs), length), np.nan)
+    for i, run in enumerate(runs):
+        table[i, : len(run.progress[column])] = run.progress[column]
+    return table
+
+
+def _order(value: Any) -> tuple:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (0, float(value), "")
+    return (1, 0.0, repr(value))
+
+
+def plot_runs(
+    paths: Sequence[str] | str,
+    x: str = "Diagnostics/CumSteps",
+    y: str = "ReturnAverage",
+    out: str = "curves.png",
+    split: str | None = None,
+    group: Sequence[str] | str | None = None,
+    title: str | None = None,
+) -> str:
+    """Plots ``y`` against ``x`` for every run below ``paths`` and writes a PNG.
+
+    Args:
+        paths: run or sweep folders.
+        x: x-axis column (e.g. ``Diagnostics/CumSteps``).
+        y: y-axis column (e.g. ``ReturnAverage``).
+        out: the PNG file to write (folders are created).
+        split: a parameter key (dotted) with one panel per value.
+        group: parameter key(s) defining the curves; default: every key that differs.
+        title: the figure title; default ``y``.
+
+    Returns:
+        The absolute path of the PNG.
+    """
+    paths = [paths] if isinstance(paths, str) else list(paths)
+    runs = load_runs(paths)
+    if not runs:
+        raise FileNotFoundError(
+            f"No run folder (progress.csv with variant.json or params.json) below {paths}."
+        )
+    group = [group] if isinstance(group, str) else group
+    curves = make_curves(runs, x, y, group=group, split=split)
+    return _draw(curves, x, y, split, title or y, out)
+
+
+def _draw(curves: list[Curve], x: str, y: str, split: str | None, title: str, out: str) -> str:
+    try:
+        from matplotlib.figure import Figure  # noqa: PLC0415 (optional extra)
+    except ImportError as error:
+        raise ImportError('rlpyt.plot needs matplotlib: pip install "rlpyt[plot]"') from error
+    panels = list(dict.fromkeys(curve.panel for curve in curves))
+    n_cols = min(3, len(panels))
+    n_rows = math.ceil(len(panels) / n_cols)
+    figure = Figure(figsize=(5.5 * n_cols, 4.0 * n_rows), layout="constrained")
+    axes = figure.subplots(n_rows, n_cols, squeeze=False).ravel()
+    for ax, panel in zip(axes, panels, strict=False):
+        for curve in (c for c in curves if c.panel == panel):
+            (line,) = ax.plot(curve.x, curve.mean, label=curve.label)
+            ax.fill_between(
+                curve.x,
+                curve.mean - curve.std,
+                curve.mean + curve.std,
+                color=line.get_color(),
+                alpha=0.2,
+            )
+        ax.set(xlabel=x, ylabel=y, title=f"{split}={panel}" if split else "")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small")
+    for ax in axes[len(panels) :]:
+        ax.set_visible(False)
+    figure.suptitle(title)
+    out = os.path.abspath(out)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    figure.savefig(out, dpi=100)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: parse arguments, plot, print the PNG's path."""
+    parser = argparse.ArgumentParser(
+        prog="python -m rlpyt.plot", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("paths", nargs="+", help="run or sweep folders (searched recursively)")
+    parser.add_argument("--x", default="Diagnostics/CumSteps", help="x-axis column")
+    parser.add_argument("--y", default="ReturnAverage", help="y-axis column")
+    parser.add_argument("--split", default=None, help="parameter key: one panel per value")
+    parser.add_argument(
+        "--group", action="append", default=None, help="parameter key defining curves (repeatable)"
+    )
+    parser.add_argument("--out", default="curves.png", help="PNG file to write")
+    parser.add_argument("--title", default=None, help="figure title (default: the y column)")
+    args = parser.parse_args(argv)
+    path = plot_runs(args.paths, args.x, args.y, args.out, args.split, args.group, args.title)
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
