@@ -1,0 +1,1 @@
+"""Action distributions: sampling, likelihoods, entropy and KL over ``dist_info`` records."""

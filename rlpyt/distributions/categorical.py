@@ -1,0 +1,67 @@
+"""Categorical distribution over ``dim`` discrete actions, parameterized by probabilities.
+
+Used by the categorical policy-gradient agents: the model outputs ``DistInfo(prob)`` with
+``prob: [*lead, dim]`` summing to one over the last dim.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from rlpyt.distributions.base import Distribution
+from rlpyt.distributions.discrete import DiscreteMixin
+from rlpyt.utils.collections import namedarraytuple
+from rlpyt.utils.tensor import select_at_indexes
+
+EPS = 1e-8  # Keeps log() finite and ratios defined where a probability is exactly zero.
+
+DistInfo = namedarraytuple("DistInfo", ["prob"])
+
+
+class Categorical(DiscreteMixin, Distribution):
+    """Categorical distribution with the constructor of :class:`DiscreteMixin`.
+
+    ``Categorical(dim, dtype=torch.long, onehot_dtype=torch.float)``. All methods take
+    ``dist_info = DistInfo(prob)``, ``prob: [*lead, dim]`` with any leading dims, and return
+    ``[*lead]``.
+    """
+
+    def _prob(self, dist_info: Any) -> torch.Tensor:
+        prob = dist_info.prob
+        if prob.shape[-1] != self.dim:
+            raise ValueError(
+                f"Categorical(dim={self.dim}) got prob of shape {tuple(prob.shape)}; the last "
+                f"dim must be the number of actions ({self.dim})."
+            )
+        return prob
+
+    def sample(self, dist_info: Any) -> torch.Tensor:
+        """Draw one action index per leading index: ``[*lead]`` of ``self.dtype``."""
+        prob = self._prob(dist_info)
+        flat = torch.multinomial(prob.reshape(-1, self.dim), num_samples=1)
+        return flat.reshape(prob.shape[:-1]).to(self.dtype)
+
+    def kl(self, old_dist_info: Any, new_dist_info: Any) -> torch.Tensor:
+        """KL(old || new) = sum_a p_old(a) (log p_old(a) - log p_new(a))."""
+        p = self._prob(old_dist_info)
+        q = self._prob(new_dist_info)
+        return torch.sum(p * (torch.log(p + EPS) - torch.log(q + EPS)), dim=-1)
+
+    def log_likelihood(self, indexes: torch.Tensor, dist_info: Any) -> torch.Tensor:
+        """``log prob[indexes]``; ``indexes: [*lead]`` integer."""
+        return torch.log(select_at_indexes(indexes, self._prob(dist_info)) + EPS)
+
+    def likelihood_ratio(
+        self, indexes: torch.Tensor, old_dist_info: Any, new_dist_info: Any
+    ) -> torch.Tensor:
+        """``p_new[indexes] / p_old[indexes]``, computed from probabilities directly."""
+        new = select_at_indexes(indexes, self._prob(new_dist_info))
+        old = select_at_indexes(indexes, self._prob(old_dist_info))
+        return (new + EPS) / (old + EPS)
+
+    def entropy(self, dist_info: Any) -> torch.Tensor:
+        """``-sum_a p(a) log p(a)``."""
+        prob = self._prob(dist_info)
+        return -torch.sum(prob * torch.log(prob + EPS), dim=-1)
