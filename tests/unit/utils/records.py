@@ -22,16 +22,18 @@ PlainInfo = namedtuple("PlainInfo", ["score", "flag"])
 READY = 1.0
 
 
+def _describe_value(value):
+    if value is None:
+        return None
+    if hasattr(value, "_fields"):
+        return (type(value).__name__, value._fields)
+    return np.asarray(value).tolist()
+
+
 def describe_record(record, conn):
     """Send back what the child sees: type name, module, fields and the field values."""
-    conn.send(
-        (
-            type(record).__name__,
-            type(record).__module__,
-            record._fields,
-            [None if v is None else np.asarray(v).tolist() for v in record],
-        )
-    )
+    values = [_describe_value(v) for v in record]
+    conn.send((type(record).__name__, type(record).__module__, record._fields, values))
     conn.close()
 
 
