@@ -126,8 +126,8 @@ def logger_context(
         raise ValueError(
             f"Unknown snapshot_mode {snapshot_mode!r}; use one of {logger.SNAPSHOT_MODES}."
         )
-    writer = _make_summary_writer(exp_dir) if use_summary_writer else None
     params = make_run_params(log_params, name, run_ID, _experiment_name(exp_dir, log_dir, run_ID))
+    writer = _make_summary_writer(exp_dir) if use_summary_writer else None
     with _logger_outputs(exp_dir, f"{name}_{run_ID} ", snapshot_mode, writer, resume):
         if notice:
             logger.log(notice)
