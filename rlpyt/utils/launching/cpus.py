@@ -143,7 +143,7 @@ def _offset_from_counts(cpus: tuple[int, ...]) -> int:
     return 0
 
 
-def set_cpu_affinity(cpus: Iterable[int]) -> tuple[int, ...] | None:
+def set_cpu_affinity(cpus: Iterable[int] | int) -> tuple[int, ...] | None:
     """Pin the calling process to ``cpus`` (OS numbers), never failing the run.
 
     The request is restricted to :func:`allowed_cpus`. Where the OS has no
@@ -152,14 +152,15 @@ def set_cpu_affinity(cpus: Iterable[int]) -> tuple[int, ...] | None:
     the affinity unchanged.
 
     Args:
-        cpus: OS CPU numbers, e.g. an affinity's ``master_cpus`` or one ``workers_cpus`` entry.
+        cpus: OS CPU numbers, e.g. an affinity's ``master_cpus`` or one ``workers_cpus`` entry
+            (a bare number is accepted: rlpyt scripts write ``workers_cpus=list(range(n))``).
 
     Returns:
         The CPUs pinned to, or None when nothing was pinned.
     """
     if not hasattr(os, "sched_setaffinity"):
         return None
-    requested = set(cpus)
+    requested = {cpus} if isinstance(cpus, int) else set(cpus)
     allowed = set(allowed_cpus())
     pinned = tuple(sorted(requested & allowed))
     if not pinned:
