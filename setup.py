@@ -3,7 +3,7 @@
 from setuptools import find_packages, setup
 
 EXTRAS = {
-    "test": ["pytest>=8", "pytest-timeout>=2.3"],
+    "test": ["pytest>=8", "pytest-timeout>=2.3", "tensorboard>=2.14"],
     "dev": ["ruff>=0.6", "mypy>=1.10"],
     "tensorboard": ["tensorboard>=2.14"],
     "mujoco": ["gymnasium[mujoco]>=1.0"],
@@ -15,7 +15,7 @@ EXTRAS["all"] = sorted({req for reqs in EXTRAS.values() for req in reqs})
 
 setup(
     name="rlpyt",
-    version="0.2.0",
+    version="0.2.0",  # keep in step with rlpyt/__init__.py
     description="Deep reinforcement learning research framework in PyTorch (rlpyt, modernised)",
     long_description=open("README.md", encoding="utf-8").read(),
     long_description_content_type="text/markdown",

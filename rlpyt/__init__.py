@@ -1,0 +1,3 @@
+"""rlpyt: deep reinforcement learning research in PyTorch."""
+
+__version__ = "0.2.0"
