@@ -39,7 +39,7 @@ def _check_field_names(typename: str, field_names: Sequence[str]) -> tuple[str, 
 
 def _index_fields(record: tuple, loc: Any) -> list:
     """Index each non-None field of ``record`` with ``loc``, naming the field on failure."""
-    out = []
+    out: list[Any] = []
     for name, field in zip(record._fields, record, strict=True):  # type: ignore[attr-defined]
         if field is None:
             out.append(None)
@@ -100,7 +100,7 @@ class _ArrayTupleMixin:
 
     def get(self, index: int) -> Any:
         """Plain tuple indexing (``x[i]`` indexes inside every field instead)."""
-        return tuple.__getitem__(self, index)  # type: ignore[arg-type]
+        return tuple.__getitem__(self, index)  # type: ignore[arg-type,call-overload]
 
     def items(self) -> Iterator[tuple[str, Any]]:
         """Yield ``(field_name, value)`` pairs, like ``dict.items``."""
@@ -162,7 +162,7 @@ def namedarraytuple_like(namedtuple_or_class: Any, classname_suffix: bool = Fals
         raise TypeError(f"Expected a namedtuple class or instance, got {obj!r}.")
     key = (cls, classname_suffix)
     if key not in _LIKE_CLASSES:
-        nat = namedarraytuple(cls.__name__, cls._fields, classname_suffix=classname_suffix)
+        nat = namedarraytuple(cls.__name__, cls._fields, classname_suffix=classname_suffix)  # type: ignore[attr-defined]
         nat.__module__ = cls.__module__
         # The new class is not importable by its name (that name is the namedtuple class), so
         # its instances pickle as "rebuild from the namedtuple class and these values".
@@ -360,7 +360,7 @@ def NamedArrayTupleSchema_like(example: Any) -> NamedArrayTupleSchema:  # noqa: 
     cls = example if isinstance(example, type) else type(example)
     if not is_namedtuple_class(cls):
         raise TypeError(f"Expected a namedtuple, got {example!r}")
-    return NamedArrayTupleSchema(cls.__name__, cls._fields)
+    return NamedArrayTupleSchema(cls.__name__, cls._fields)  # type: ignore[attr-defined]
 
 
 def safe_identifier(key: str) -> str:

@@ -39,7 +39,7 @@ def save__init__args(
     for cls in classes:
         if "__init__" not in vars(cls):
             continue
-        for name in _init_arg_names(cls.__init__):
+        for name in _init_arg_names(vars(cls)["__init__"]):
             attr = prefix + name
             if name in values and (overwrite or not hasattr(instance, attr)):
                 setattr(instance, attr, values[name])

@@ -100,7 +100,7 @@ def drain_queue(
     """
     if n_sentinel > 0:
         return _drain_until_sentinels(queue_obj, n_sentinel, timeout)
-    contents = []
+    contents: list[Any] = []
     while True:
         try:
             item = queue_obj.get(block=False)
@@ -115,7 +115,7 @@ def drain_queue(
 
 
 def _drain_until_sentinels(queue_obj: Any, n_sentinel: int, timeout: float | None) -> list:
-    contents = []
+    contents: list[Any] = []
     n_seen = 0
     while n_seen < n_sentinel:
         try:

@@ -131,17 +131,15 @@ def restore_leading_dims(
     """
     if lead_dim == 0 and B != 1:
         raise ValueError(f"lead_dim 0 means no batch dim, but B={B} was given.")
-    is_seq = isinstance(tensors, tuple | list)
-    items = tensors if is_seq else (tensors,)
-    restored = [_restore_one(t, lead_dim, T, B) for t in items]  # type: ignore[union-attr]
-    if not is_seq:
-        return restored[0]
+    if not isinstance(tensors, tuple | list):
+        return _restore_one(tensors, lead_dim, T, B)
+    restored = [_restore_one(t, lead_dim, T, B) for t in tensors]
     if hasattr(tensors, "_make"):  # a namedtuple keeps its type
-        return tensors._make(restored)  # type: ignore[union-attr]
-    return type(tensors)(restored)  # type: ignore[call-arg,arg-type]
+        return tensors._make(restored)
+    return type(tensors)(restored)
 
 
-def _restore_one(tensor: torch.Tensor | None, lead_dim: int, T: int, B: int) -> Any:
+def _restore_one(tensor: Any, lead_dim: int, T: int, B: int) -> Any:
     if tensor is None:
         return None
     if lead_dim == 2:
