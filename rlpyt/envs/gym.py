@@ -171,7 +171,7 @@ def resolve_env_id(env_id: str) -> str:
         if spec is None:
             return env_id  # unknown id: gymnasium's own error names what exists
         raise ValueError(f"Env id {env_id!r} is retired by gymnasium and has no newer version.")
-    if spec is None and version is not None and parse_env_id(newest)[2] < version:
+    if spec is None and version is not None and (parse_env_id(newest)[2] or 0) < version:
         return env_id  # asking for a version newer than any: not a retired id
     warnings.warn(
         f"Env id {env_id!r} is retired by gymnasium {gymnasium.__version__}; using {newest!r}.",

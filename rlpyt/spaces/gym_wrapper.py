@@ -41,9 +41,11 @@ def _int_null(null_value: Any, low: Any, high: Any) -> Any:
 
 def _leaf_space(space: gym_spaces.Space, null_value: Any, force_float32: bool) -> Space:
     """Convert a non-composite gymnasium space to IntBox/FloatBox."""
+    low: Any
+    high: Any
     if isinstance(space, gym_spaces.Discrete):
-        low, high = int(space.start), int(space.start) + int(space.n)
-        return IntBox(low, high, dtype=space.dtype, null_value=_int_null(null_value, low, high))
+        start, stop = int(space.start), int(space.start) + int(space.n)
+        return IntBox(start, stop, dtype=space.dtype, null_value=_int_null(null_value, start, stop))
     if isinstance(space, gym_spaces.MultiDiscrete):
         low = np.asarray(space.start, np.int64)
         high = low + np.asarray(space.nvec, np.int64)
@@ -93,24 +95,25 @@ class GymSpaceWrapper:
         self.space = space
         self.name = name
         self.force_float32 = force_float32
+        self.schema: Any = None  # NamedArrayTupleSchema for Dict/Tuple spaces
         self._keys: list[Any] | None = None  # Dict keys or Tuple positions, in field order
         self._children: list[GymSpaceWrapper] = []
         if isinstance(space, gym_spaces.Dict | gym_spaces.Tuple):
             self._build_composite(null_value)
         else:
-            self.schema = None
             self.rlpyt_space: Space = _leaf_space(space, null_value, force_float32)
 
     def _build_composite(self, null_value: Any) -> None:
         """Wrap each part of a Dict/Tuple space; fields are the keys (Tuple: ``f0, f1, ...``)."""
-        if isinstance(self.space, gym_spaces.Dict):
-            self._keys = list(self.space.spaces.keys())
+        space: Any = self.space
+        if isinstance(space, gym_spaces.Dict):
+            self._keys = list(space.spaces.keys())
             fields = unique_identifiers(self._keys)
         else:
-            self._keys = list(range(len(self.space.spaces)))
+            self._keys = list(range(len(space.spaces)))
             fields = [f"f{i}" for i in self._keys]
         self._children = [
-            GymSpaceWrapper(self.space[key], null_value, f"{self.name}_{field}", self.force_float32)
+            GymSpaceWrapper(space[key], null_value, f"{self.name}_{field}", self.force_float32)
             for key, field in zip(self._keys, fields, strict=True)
         ]
         self.schema = NamedArrayTupleSchema(self.name, fields)

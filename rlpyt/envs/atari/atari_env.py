@@ -94,6 +94,8 @@ class AtariEnv(Env):
     float32 (unclipped), traj_done and timeout bool.
     """
 
+    _horizon: int
+
     def __init__(
         self,
         game: str = "pong",
@@ -133,7 +135,7 @@ class AtariEnv(Env):
         screen_h, screen_w = self.ale.getScreenDims()
         if screen_h < 2 * H or screen_w != 2 * W:
             raise RuntimeError(f"Expected 210 x 160 Atari screens, ALE gives {screen_h, screen_w}.")
-        self._crop_top = (screen_h - 2 * H) // 2
+        top = (screen_h - 2 * H) // 2
         self._raw = np.zeros((2, screen_h, screen_w), np.uint8)  # last two frames of a skip
         self._max_frame = np.zeros((screen_h, screen_w), np.uint8)
         self._row_sum = np.zeros((H, screen_w), np.uint16)
@@ -142,6 +144,12 @@ class AtariEnv(Env):
         self._newest = self.num_img_obs - 1
         n = self.num_img_obs  # _order[i]: ring slots oldest -> newest when slot i is newest
         self._order = [np.roll(np.arange(n), n - 1 - i) for i in range(n)]
+        # Views made once, so that a step creates no array objects but the observation.
+        self._raw_slots = (self._raw[0], self._raw[1])
+        self._frame_slots = list(self._frames)
+        self._even_rows = self._max_frame[top : top + 2 * H : 2]
+        self._odd_rows = self._max_frame[top + 1 : top + 2 * H : 2]
+        self._column_pairs = self._row_sum.view(np.uint32)  # [H, W]: two uint16 sums each
 
     def seed(self, seed: int | None = None) -> None:
         """Seed ALE and the no-op RNG (reloads the ROM: call ``reset()`` next).
@@ -171,8 +179,8 @@ class AtariEnv(Env):
         self._lives = self.ale.lives()
         self._step_counter = 0
         self._frames.fill(0)
-        self.ale.getScreenGrayscale(self._raw[1])
-        self._raw[0] = self._raw[1]
+        self.ale.getScreenGrayscale(self._raw_slots[1])
+        np.copyto(self._raw_slots[0], self._raw_slots[1])
         self._push_frame()
         return self._observation()
 
@@ -184,9 +192,9 @@ class AtariEnv(Env):
         for i in range(self.frame_skip):
             game_score += self.ale.act(ale_action)
             if i >= last_two:
-                self.ale.getScreenGrayscale(self._raw[i - last_two])
+                self.ale.getScreenGrayscale(self._raw_slots[i - last_two])
         if self.frame_skip == 1:
-            self._raw[0] = self._raw[1]
+            np.copyto(self._raw_slots[0], self._raw_slots[1])
         game_over = self.ale.game_over()
         lost_life = self._check_life(game_over)
         if lost_life and self.episodic_lives:
@@ -227,16 +235,14 @@ class AtariEnv(Env):
         (at most 1020, so nothing overflows, on either byte order). Adding ``2 << 16`` and
         shifting by 18 gives ``(lo + hi + 2) // 4``: the exact 2x2 mean, halves rounded up.
         """
-        np.maximum(self._raw[0], self._raw[1], out=self._max_frame)
-        top = self._crop_top
-        cropped = self._max_frame[top : top + 2 * H]
-        np.add(cropped[0::2], cropped[1::2], out=self._row_sum, dtype=np.uint16)
+        np.maximum(self._raw_slots[0], self._raw_slots[1], out=self._max_frame)
+        np.add(self._even_rows, self._odd_rows, out=self._row_sum, dtype=np.uint16)
         block = self._block_sum
-        np.multiply(self._row_sum.view(np.uint32), 0x10001, out=block)
+        np.multiply(self._column_pairs, 0x10001, out=block)
         np.add(block, 2 << 16, out=block)
         np.right_shift(block, 18, out=block)
         self._newest = (self._newest + 1) % self.num_img_obs
-        np.copyto(self._frames[self._newest], block, casting="unsafe")
+        np.copyto(self._frame_slots[self._newest], block, casting="unsafe")
 
     def _observation(self) -> np.ndarray:
         return self._frames[self._order[self._newest]]

@@ -55,6 +55,19 @@ def test_observation_pipeline_matches_naive_loop():
     np.testing.assert_array_equal(newest, naive_frame(env._raw[0], env._raw[1]))
 
 
+@pytest.mark.parametrize("frame_skip", [1, 4])
+def test_step_observation_is_processed_current_screen(frame_skip):
+    env = AtariEnv("breakout", frame_skip=frame_skip)
+    env.reset()
+    for _ in range(5):
+        obs = env.step(1).observation
+    screen = env.ale.getScreenGrayscale()
+    previous = env._raw[0]  # the frame before the last one of the skip (itself if skip 1)
+    np.testing.assert_array_equal(obs[-1], naive_frame(screen, previous))
+    if frame_skip == 1:
+        np.testing.assert_array_equal(previous, screen)
+
+
 def test_frame_stack_shifts_oldest_to_newest():
     env = AtariEnv("pong", max_start_noops=0)
     obs = env.reset()
