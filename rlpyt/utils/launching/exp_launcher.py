@@ -87,13 +87,13 @@ def log_num_launched(exp_dir: str, n_launched: int, total: int) -> None:
         f.write(f"Experiments launched so far: {n_launched} out of {total}.\n")
 
 
-def taskset_prefix(affinity: dict | list[dict]) -> list[str]:
+def taskset_prefix(affinity: dict | Sequence[dict]) -> list[str]:
     """``["taskset", "-c", "<cpus>"]`` for a run, or ``[]`` when pinning is off or impossible.
 
     Pinning needs ``set_affinity``, the ``taskset`` program, and every CPU of ``all_cpus``
     inside this process's ``os.sched_getaffinity(0)``.
     """
-    entries = affinity if isinstance(affinity, list) else [affinity]
+    entries: Sequence[dict] = [affinity] if isinstance(affinity, dict) else affinity
     if not all(entry.get("set_affinity", True) for entry in entries):
         return []
     cpus = sorted({c for entry in entries for c in entry.get("all_cpus", ())})
@@ -104,8 +104,8 @@ def taskset_prefix(affinity: dict | list[dict]) -> list[str]:
     return ["taskset", "-c", ",".join(str(c) for c in cpus)]
 
 
-def _first_cuda_idx(affinity: dict | list[dict]) -> int | None:
-    entries = affinity if isinstance(affinity, list) else [affinity]
+def _first_cuda_idx(affinity: dict | Sequence[dict]) -> int | None:
+    entries: Sequence[dict] = [affinity] if isinstance(affinity, dict) else affinity
     for entry in entries:
         for node in (entry, *entry.get("optimizer", ())):
             if node.get("cuda_idx") is not None:
