@@ -12,7 +12,7 @@ from pathlib import Path
 import psutil
 import pytest
 
-from rlpyt.utils.launching.affinity import encode_affinity, prepend_run_slot
+from rlpyt.utils.launching.affinity import AffinityError, encode_affinity, prepend_run_slot
 from rlpyt.utils.launching.cpus import ALLOWED_CPUS_ENV, allowed_cpus
 from rlpyt.utils.launching.exp_launcher import run_experiments
 from rlpyt.utils.launching.variant import VARIANT, VariantLevel, make_variants
@@ -147,3 +147,12 @@ def test_interrupt_stops_and_reaps_every_child(tmp_path, sig, outcome):
                 psutil.Process(pid).kill()
     assert json.loads(report.read_text()) == dict(outcome=outcome, children=[])
     assert all(gone(pid) for pid in pids)
+
+
+def test_impossible_affinity_fails_before_any_folder_is_made(tmp_path, monkeypatch):
+    monkeypatch.setenv(ALLOWED_CPUS_ENV, "0,1")
+    with pytest.raises(AffinityError, match=r"'2slt_4cpu_0gpu_1cpr_0hto' needs 3 CPUs"):
+        run_experiments(
+            TRAIN_RECORD, "4cpu_0gpu_1cpr_0hto", "x", 1, [{}], ["a"], root_log_dir=str(tmp_path)
+        )
+    assert list(tmp_path.iterdir()) == []

@@ -75,10 +75,9 @@ ABBREVIATIONS = {
     "alternating": "alt",
     "set_affinity": "saf",
 }
-_TOKEN_DEFAULTS = {"cxg": 1, "gpr": 1, "cpw": 1, "skt": 1, "res": 0}
-_TOKEN_DEFAULTS.update(ass=0, sgr=0, oss=0, alt=0, saf=1)
-_MINIMUMS = {"cpu": 1, "gpu": 0, "cxg": 1, "gpr": 1, "cpr": 1, "cpw": 1, "hto": 0, "skt": 1}
-_MINIMUMS.update(res=0, sgr=0)
+# Tokens left out of a code when at these values (cpu, gpu, cpr and hto have their own rules).
+_TOKEN_DEFAULTS = dict(cxg=1, gpr=1, cpw=1, skt=1, res=0, ass=0, sgr=0, oss=0, alt=0, saf=1)
+_MINIMUMS = dict(cpu=1, gpu=0, cxg=1, gpr=1, cpr=1, cpw=1, hto=0, skt=1, res=0, sgr=0)
 
 
 def encode_affinity(

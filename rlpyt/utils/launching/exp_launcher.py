@@ -198,6 +198,11 @@ def run_experiments(
         The sweep folder and one :class:`RunRecord` per run, with exit codes.
     """
     runs_args = _check_sweep(variants, log_dirs, runs_args)
+    n_slots = get_n_run_slots(affinity_code)
+    if n_slots < 1:
+        raise ValueError(f"Affinity code {affinity_code!r} leaves no run slot.")
+    for run_slot in range(n_slots):  # Impossible requests fail before anything starts.
+        affinity_from_code(prepend_run_slot(run_slot, affinity_code))
     from rlpyt.utils.logging.context import get_log_dir  # noqa: PLC0415 (keeps imports light)
 
     exp_dir = get_log_dir(experiment_title, root_log_dir=root_log_dir)
@@ -215,7 +220,7 @@ def run_experiments(
             python_executable=python_executable, set_egl_device=set_egl_device,
         )  # fmt: skip
 
-    sweep = _Sweep(launch, get_n_run_slots(affinity_code), queue, exp_dir)
+    sweep = _Sweep(launch, n_slots, queue, exp_dir)
     with _sigterm_raises_system_exit():
         try:
             while sweep.step():
@@ -246,8 +251,6 @@ class _Sweep:
     """Queue of runs over run slots; ``step`` reaps finished runs and fills free slots."""
 
     def __init__(self, launch, n_slots: int, queue: list, exp_dir: str):
-        if n_slots < 1:
-            raise ValueError("The affinity code leaves no run slot; give it more CPUs or GPUs.")
         self.launch = launch
         self.slots: list[tuple[subprocess.Popen, RunRecord] | None] = [None] * n_slots
         self.queue = list(queue)
