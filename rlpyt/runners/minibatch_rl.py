@@ -17,6 +17,7 @@ import torch
 
 from rlpyt.runners.base import BaseRunner
 from rlpyt.runners.snapshot import get_rng_state, load_snapshot, set_rng_state
+from rlpyt.utils.launching.affinity import set_cpu_affinity
 from rlpyt.utils.logging import logger
 from rlpyt.utils.seed import make_seed, set_seed
 
@@ -96,16 +97,16 @@ class MinibatchRlBase(BaseRunner):
     def _set_master_affinity(self) -> None:
         master_cpus = self.affinity.get("master_cpus")
         if master_cpus is not None and self.affinity.get("set_affinity", True):
-            from rlpyt.utils.launching.affinity import set_cpu_affinity
-
             set_cpu_affinity(master_cpus)
         threads = self.affinity.get("master_torch_threads")
         if threads is None and master_cpus is not None:
             threads = len(master_cpus)
         if threads is not None:
             torch.set_num_threads(int(threads))
-        logger.log(f"Runner master CPU affinity: {_cpu_affinity()}; torch threads: "
-                   f"{torch.get_num_threads()}.")
+        logger.log(
+            f"Runner master CPU affinity: {_cpu_affinity()}; torch threads: "
+            f"{torch.get_num_threads()}."
+        )
 
     def get_traj_info_kwargs(self) -> dict:
         """TrajInfo keywords: the algorithm's discount for DiscountedReturn."""
@@ -216,7 +217,7 @@ class MinibatchRlBase(BaseRunner):
         self._cum_completed_trajs += len(traj_infos)
         self._new_completed_trajs += len(traj_infos)
         self._traj_infos.extend(traj_infos)
-        for key, values in zip(self.algo.opt_info_fields, opt_info or ()):
+        for key, values in zip(self.algo.opt_info_fields, opt_info or (), strict=False):
             self._opt_infos[key].extend(values if isinstance(values, list) else [values])
         self._console_line(itr)
 
@@ -269,10 +270,16 @@ class MinibatchRlBase(BaseRunner):
             logger.record_tabular(
                 "UpdatesPerSecond", math.nan if first else new_updates / train_time
             )
-            logger.record_tabular("ReplayRatio", _ratio(
-                new_updates * self._algo_batch_size() * self.world_size, new_samples))
-            logger.record_tabular("CumReplayRatio", _ratio(
-                self.algo.update_counter * self._algo_batch_size() * self.world_size, cum_steps))
+            logger.record_tabular(
+                "ReplayRatio",
+                _ratio(new_updates * self._algo_batch_size() * self.world_size, new_samples),
+            )
+            logger.record_tabular(
+                "CumReplayRatio",
+                _ratio(
+                    self.algo.update_counter * self._algo_batch_size() * self.world_size, cum_steps
+                ),
+            )
             logger.record_tabular("CumSampleTime (s)", self._cum_sample_time)
             logger.record_tabular("CumOptimTime (s)", self._cum_optim_time)
         self._log_infos(traj_infos)

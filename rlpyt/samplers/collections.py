@@ -90,6 +90,7 @@ class TrajInfoFactory:
         self.kwargs = kwargs
 
     def __call__(self) -> Any:
+        """A fresh TrajInfo."""
         try:
             return self.TrajInfoCls(**self.kwargs)
         except TypeError:

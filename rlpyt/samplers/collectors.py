@@ -97,7 +97,9 @@ class DecorrelatingStartCollector(BaseCollector):
         for b, env in enumerate(self.envs):
             if max_decorrelation_steps <= 0:
                 continue
-            rng = np.random.default_rng(None if self.seed is None else [self.seed, self.env_ranks[b]])
+            rng = np.random.default_rng(
+                None if self.seed is None else [self.seed, self.env_ranks[b]]
+            )
             for _ in range(int(rng.integers(1, max_decorrelation_steps + 1))):
                 action = env.action_space.sample()
                 o, r, d, env_info = env.step(action)

@@ -1,5 +1,8 @@
-"""A2C: synchronous advantage actor-critic (Mnih et al., 2016, "Asynchronous Methods for Deep
-Reinforcement Learning", in its synchronous batched form)."""
+"""A2C: synchronous advantage actor-critic.
+
+Mnih et al., 2016, "Asynchronous Methods for Deep Reinforcement Learning", in its synchronous,
+batched form: one gradient step per ``[T, B]`` batch.
+"""
 
 from __future__ import annotations
 
@@ -67,7 +70,9 @@ class A2C(PolicyGradientAlgo):
         self.optimizer.step()
         self.update_counter += 1
         return OptInfo(
-            loss=[loss.item()], gradNorm=[float(grad_norm)], entropy=[entropy.item()],
+            loss=[loss.item()],
+            gradNorm=[float(grad_norm)],
+            entropy=[entropy.item()],
             perplexity=[perplexity.item()],
         )
 

@@ -73,7 +73,12 @@ class PolicyGradientAlgo(RlAlgorithm):
                 advantage = return_ - value
             else:
                 advantage, return_ = generalized_advantage_estimation_tl(
-                    reward, value, done, bootstrap_value, self.discount, self.gae_lambda,
+                    reward,
+                    value,
+                    done,
+                    bootstrap_value,
+                    self.discount,
+                    self.gae_lambda,
                     timeout,
                 )
         elif self.gae_lambda == 1:

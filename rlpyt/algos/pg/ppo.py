@@ -1,5 +1,7 @@
-"""PPO: proximal policy optimization with the clipped surrogate objective (Schulman et al.,
-2017, "Proximal Policy Optimization Algorithms")."""
+"""PPO: proximal policy optimization with the clipped surrogate objective.
+
+Schulman et al., 2017, "Proximal Policy Optimization Algorithms".
+"""
 
 from __future__ import annotations
 

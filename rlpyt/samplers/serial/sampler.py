@@ -62,24 +62,33 @@ class SerialSampler(BaseSampler):
         if seed is not None:
             set_envs_seeds(self.envs, seed + rank * B)
         example_env = self.EnvCls(**self.env_kwargs)  # throwaway: keeps env 0's seeded reset
-        agent.initialize(example_env.spaces, share_memory=False, global_B=global_B,
-                         env_ranks=env_ranks)
+        agent.initialize(
+            example_env.spaces, share_memory=False, global_B=global_B, env_ranks=env_ranks
+        )
         self.samples_pyt, self.samples_np, examples = build_samples_buffer(
-            agent, example_env, self.batch_spec, bootstrap_value,
-            agent_shared=False, env_shared=False,
+            agent,
+            example_env,
+            self.batch_spec,
+            bootstrap_value,
+            agent_shared=False,
+            env_shared=False,
         )
         example_env.close()
         self.traj_info_factory = TrajInfoFactory(self.TrajInfoCls, **(traj_info_kwargs or {}))
         self.collector = self.CollectorCls(
-            rank=0, envs=self.envs, samples_np=self.samples_np, batch_T=self.batch_spec.T,
-            TrajInfoCls=self.traj_info_factory, agent=agent, global_B=global_B,
-            env_ranks=env_ranks, seed=seed,
+            rank=0,
+            envs=self.envs,
+            samples_np=self.samples_np,
+            batch_T=self.batch_spec.T,
+            TrajInfoCls=self.traj_info_factory,
+            agent=agent,
+            global_B=global_B,
+            env_ranks=env_ranks,
+            seed=seed,
         )
         if self.eval_n_envs > 0:
             self._initialize_eval(agent, seed)
-        self.agent_inputs, self.traj_infos = self.collector.start_envs(
-            self.max_decorrelation_steps
-        )
+        self.agent_inputs, self.traj_infos = self.collector.start_envs(self.max_decorrelation_steps)
         self.collector.start_agent()
         self.agent = agent
         return examples
@@ -90,8 +99,11 @@ class SerialSampler(BaseSampler):
             set_envs_seeds(self.eval_envs, seed + EVAL_SEED_OFFSET)
         eval_max_T = max(1, self.eval_max_steps // self.eval_n_envs)
         self.eval_collector = self.eval_CollectorCls(
-            envs=self.eval_envs, agent=agent, TrajInfoCls=self.traj_info_factory,
-            max_T=eval_max_T, max_trajectories=self.eval_max_trajectories,
+            envs=self.eval_envs,
+            agent=agent,
+            TrajInfoCls=self.traj_info_factory,
+            max_T=eval_max_T,
+            max_trajectories=self.eval_max_trajectories,
         )
 
     def obtain_samples(self, itr: int) -> tuple[Any, list]:
@@ -129,8 +141,9 @@ class SerialSampler(BaseSampler):
         try:
             state["envs"] = pickle.dumps(self.envs)
         except Exception as exc:  # noqa: BLE001 (any pickling failure means the same)
-            warnings.warn(f"Envs cannot be pickled ({exc}); resume will not be exact.",
-                          stacklevel=2)
+            warnings.warn(
+                f"Envs cannot be pickled ({exc}); resume will not be exact.", stacklevel=2
+            )
         return state
 
     def load_state_dict(self, state: dict) -> None:

@@ -18,7 +18,7 @@ from rlpyt.samplers.collectors import (
     DecorrelatingStartCollector,
     select_unbiased,
 )
-from rlpyt.utils.buffer import numpify_buffer, torchify_buffer
+from rlpyt.utils.buffer import buffer_from_example, numpify_buffer, torchify_buffer
 
 
 class CpuResetCollector(DecorrelatingStartCollector):
@@ -169,11 +169,12 @@ def run_evaluation(collector: BaseEvalCollector, itr: int) -> list:
     quota = collector.quota()
     traj_infos = [collector.TrajInfoCls() for _ in envs]
     done_per_env: list[list] = [[] for _ in envs]
-    observation = np.stack([env.reset() for env in envs]) if _stackable(envs) else None
-    if observation is None:
-        raise TypeError("Evaluation of Composite observations needs a GPU-style eval collector.")
-    null = envs[0].action_space.null_value()
-    action = np.stack([np.asarray(null)] * len(envs))
+    first_observations = [env.reset() for env in envs]
+    observation = buffer_from_example(first_observations[0], len(envs))
+    for b, o in enumerate(first_observations):
+        observation[b] = o
+    action = buffer_from_example(envs[0].action_space.null_value(), len(envs), fill=0)
+    action[:] = envs[0].action_space.null_value()
     reward = np.zeros(len(envs), dtype="float32")
     obs_pyt, act_pyt, rew_pyt = torchify_buffer((observation, action, reward))
     agent.reset()
@@ -197,12 +198,5 @@ def run_evaluation(collector: BaseEvalCollector, itr: int) -> list:
             reward[b] = r
         if not active.any():
             break
-    selected = select_unbiased(done_per_env)
-    return selected if quota is None else selected[: quota * len(envs)]
-
-
-def _stackable(envs: list) -> bool:
-    """True if observations are plain arrays (not Composite records)."""
-    from rlpyt.spaces.composite import Composite
-
-    return not isinstance(envs[0].observation_space, Composite)
+    # Envs stop at their quota, so every env contributes at most ``quota`` trajectories.
+    return select_unbiased(done_per_env)
