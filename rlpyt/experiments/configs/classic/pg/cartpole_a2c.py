@@ -1,0 +1,31 @@
+"""Configs for A2C on CartPole-v1 with the categorical MLP agent (``ClassicFfAgent``).
+
+Read by ``experiments/scripts/classic/pg/train/cartpole_a2c.py`` (sub-dicts splatted into the
+constructors; ``env`` goes to ``rlpyt.envs.gym.make``).
+
+Keys:
+    "0": RL-zoo's CartPole A2C (5 steps x 8 envs per batch, lr 7e-4, discount 0.99, no
+        entropy bonus, value coefficient 0.5, gradient clip 0.5, 500k steps) with rlpyt's Adam
+        in place of the zoo's RMSprop.
+"""
+
+configs: dict[str, dict] = dict()
+
+config = dict(
+    agent=dict(),
+    algo=dict(
+        discount=0.99,
+        learning_rate=7e-4,
+        value_loss_coeff=0.5,
+        entropy_loss_coeff=0.0,
+        clip_grad_norm=0.5,
+        gae_lambda=1.0,
+        normalize_advantage=False,
+    ),
+    env=dict(id="CartPole-v1"),
+    model=dict(hidden_sizes=[64, 64]),
+    optim=dict(),
+    runner=dict(n_steps=500_000, log_interval_steps=20_000),
+    sampler=dict(batch_T=5, batch_B=8, max_decorrelation_steps=0),
+)
+configs["0"] = config
