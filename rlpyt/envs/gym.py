@@ -25,9 +25,6 @@ from rlpyt.envs.base import Env, EnvStep
 from rlpyt.envs.gym_info import EnvInfoWrapper, InfoConverter, infill_info, info_to_nt
 from rlpyt.spaces.gym_wrapper import GymSpaceWrapper
 
-_NO_SEED = object()
-
-
 class GymEnvWrapper(Env):
     """An rlpyt Env over a gymnasium env.
 
@@ -62,7 +59,8 @@ class GymEnvWrapper(Env):
         )
         spec = getattr(env, "spec", None)
         self._horizon = getattr(spec, "max_episode_steps", None)
-        self._next_reset_seed: Any = _NO_SEED
+        self._seed_pending = False  # a flag, not a sentinel object: it must survive pickling
+        self._next_reset_seed: int | None = None
         self._info_converter = self._discover_info()
 
     def _discover_info(self) -> InfoConverter:
@@ -93,17 +91,18 @@ class GymEnvWrapper(Env):
 
     def reset(self) -> Any:
         """Reset (with the seed given to :meth:`seed`, once) and return the observation."""
-        if self._next_reset_seed is _NO_SEED:
-            observation, _ = self.env.reset()
-        else:
+        if self._seed_pending:
             observation, _ = self.env.reset(seed=self._next_reset_seed)
-            self._next_reset_seed = _NO_SEED
+            self._seed_pending = False
+        else:
+            observation, _ = self.env.reset()
         return self._observation_space.convert(observation)
 
     def seed(self, seed: int | None = None) -> None:
         """Seed the spaces now and the env at the next ``reset()`` (``reset(seed=seed)``)."""
         super().seed(seed)
         self._next_reset_seed = seed
+        self._seed_pending = True
 
     @property
     def info_converter(self) -> InfoConverter:
