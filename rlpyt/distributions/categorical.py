@@ -37,11 +37,25 @@ class Categorical(DiscreteMixin, Distribution):
             )
         return prob
 
-    def sample(self, dist_info: Any) -> torch.Tensor:
-        """Draw one action index per leading index: ``[*lead]`` of ``self.dtype``."""
+    def sample(self, dist_info: Any, noise: torch.Tensor | None = None) -> torch.Tensor:
+        """Draw one action index per leading index: ``[*lead]`` of ``self.dtype``.
+
+        Args:
+            dist_info: ``DistInfo(prob [*lead, dim])``.
+            noise: None (draw from torch's generator), or pre-drawn uniforms in ``[0, 1)``,
+                ``[*lead]``: the action is then the inverse CDF at that point, so the same
+                noise always gives the same action (samplers use this to make sampling
+                independent of how envs are split over processes).
+        """
         prob = self._prob(dist_info)
-        flat = torch.multinomial(prob.reshape(-1, self.dim), num_samples=1)
-        return flat.reshape(prob.shape[:-1]).to(self.dtype)
+        if noise is None:
+            flat = torch.multinomial(prob.reshape(-1, self.dim), num_samples=1)
+            return flat.reshape(prob.shape[:-1]).to(self.dtype)
+        cdf = torch.cumsum(prob, dim=-1)
+        # Scale by the row total so rounding in the probabilities cannot push u past the end.
+        point = noise.to(cdf).unsqueeze(-1) * cdf[..., -1:]
+        index = torch.searchsorted(cdf, point, right=True).squeeze(-1)
+        return index.clamp_(max=self.dim - 1).to(self.dtype)
 
     def kl(self, old_dist_info: Any, new_dist_info: Any) -> torch.Tensor:
         """KL(old || new) = sum_a p_old(a) (log p_old(a) - log p_new(a))."""

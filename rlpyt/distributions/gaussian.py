@@ -187,13 +187,17 @@ class Gaussian(Distribution):
 
     # Sampling.
 
-    def _raw_sample(self, dist_info: Any) -> torch.Tensor:
-        """``mean + noise`` with the noise clipped, before sample clipping or squashing."""
+    def _raw_sample(self, dist_info: Any, noise: torch.Tensor | None = None) -> torch.Tensor:
+        """``mean + std * noise`` with the noise clipped, before sample clipping or squashing.
+
+        ``noise``: standard normal ``[*lead, dim]``; None draws it from torch's generator.
+        """
         mean = dist_info.mean
-        noise = self._std(dist_info) * torch.randn_like(mean)
+        normal = torch.randn_like(mean) if noise is None else noise.to(mean)
+        scaled = self._std(dist_info) * normal
         if self.noise_clip is not None:
-            noise = torch.clamp(noise, -self.noise_clip, self.noise_clip)
-        return mean + noise
+            scaled = torch.clamp(scaled, -self.noise_clip, self.noise_clip)
+        return mean + scaled
 
     def _finish_sample(self, raw: torch.Tensor) -> torch.Tensor:
         if self.squash is not None:
@@ -202,9 +206,16 @@ class Gaussian(Distribution):
             return torch.clamp(raw, -self.clip, self.clip)
         return raw
 
-    def sample(self, dist_info: Any) -> torch.Tensor:
-        """Draw one action vector per leading index: ``[*lead, dim]``, clipped or squashed."""
-        return self._finish_sample(self._raw_sample(dist_info))
+    def sample(self, dist_info: Any, noise: torch.Tensor | None = None) -> torch.Tensor:
+        """Draw one action vector per leading index: ``[*lead, dim]``, clipped or squashed.
+
+        Args:
+            dist_info: ``DistInfo(mean)`` or ``DistInfoStd(mean, log_std)``, ``[*lead, dim]``.
+            noise: None (draw from torch's generator), or pre-drawn standard normals
+                ``[*lead, dim]`` (samplers use this to make sampling independent of how envs
+                are split over processes).
+        """
+        return self._finish_sample(self._raw_sample(dist_info, noise))
 
     def sample_loglikelihood(self, dist_info: Any) -> tuple[torch.Tensor, torch.Tensor]:
         """Sample and its log-likelihood in one pass (SAC's policy loss differentiates both).
