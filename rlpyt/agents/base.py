@@ -1,0 +1,446 @@
+"""The Agent box: owns the model, its device, its distribution, and parameter sync for samplers.
+
+Samplers call ``initialize`` (building the model from the env spaces), then per time step
+``step(observation, prev_action, prev_reward) -> AgentStep(action, agent_info)`` with CPU torch
+tensors in and out; algorithms call the agent itself (``agent(*agent_inputs)``) to get
+differentiable outputs on the model's device.
+
+State dict format (one format for every agent, see docs/agents.md): ``state_dict()`` returns what
+``load_state_dict()`` takes, without DistributedDataParallel's ``module.`` prefix. For a
+single-model agent it is the model's own state dict; agents with several models return a dict
+of state dicts keyed by model name (``"model"`` always among them). ``initial_model_state_dict``
+accepts either form; the ``"model"`` entry is used from the second.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import torch
+from torch.nn.parallel import DistributedDataParallel
+
+from rlpyt.models.utils import strip_ddp_state_dict
+from rlpyt.utils.buffer import buffer_func, buffer_method, buffer_to
+from rlpyt.utils.collections import namedarraytuple
+from rlpyt.utils.synchronize import RWLock
+
+AgentInputs = namedarraytuple("AgentInputs", ["observation", "prev_action", "prev_reward"])
+AgentInputsRnn = namedarraytuple(
+    "AgentInputsRnn", ["observation", "prev_action", "prev_reward", "init_rnn_state"]
+)
+AgentStep = namedarraytuple("AgentStep", ["action", "agent_info"])
+
+CPU = torch.device("cpu")
+
+
+def model_state_dict_of(state_dict: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The model's entries of an agent state dict, without DDP prefixes.
+
+    That is its ``"model"`` entry if that is a dict (a multi-model agent's state dict), else the
+    dict itself (a plain model state dict).
+    """
+    inner = state_dict.get("model")
+    if isinstance(inner, Mapping):
+        state_dict = inner
+    return strip_ddp_state_dict(state_dict)
+
+
+class BaseAgent:
+    """Base of all agents: model construction, devices, modes and shared-memory parameter sync.
+
+    Args:
+        ModelCls: Model class, built in :meth:`initialize` as
+            ``ModelCls(**make_env_to_model_kwargs(env_spaces), **model_kwargs)``.
+        model_kwargs: Extra model keywords (e.g. ``config["model"]``); copied, never mutated.
+        initial_model_state_dict: Loaded into the model at :meth:`initialize`; a model state
+            dict or an agent ``state_dict()`` (see the module docstring).
+    """
+
+    recurrent = False
+    alternating = False
+
+    def __init__(
+        self,
+        ModelCls: type[torch.nn.Module] | None = None,
+        model_kwargs: Mapping[str, Any] | None = None,
+        initial_model_state_dict: Mapping[str, Any] | None = None,
+    ):
+        self.ModelCls = ModelCls
+        self.model_kwargs = dict(model_kwargs or {})
+        self.initial_model_state_dict = initial_model_state_dict
+        self.model: torch.nn.Module | None = None
+        self.shared_model: torch.nn.Module | None = None
+        self.distribution: Any = None
+        self.device = CPU
+        self.env_model_kwargs: dict[str, Any] = {}
+        self._mode: str | None = None
+        self._ddp = False
+        # Async parameter sync (made in initialize(share_memory=True), before processes start):
+        self._rw_lock: RWLock | None = None
+        self._send_count: Any = None  # shared counter of parameter sends
+        self._recv_count = 0
+
+    def __call__(self, *agent_inputs: Any) -> Any:
+        """Differentiable forward pass on the model's device (defined by each agent family)."""
+        raise NotImplementedError
+
+    def initialize(
+        self,
+        env_spaces: Any,
+        share_memory: bool = False,
+        global_B: int = 1,
+        env_ranks: list[int] | None = None,
+    ) -> None:
+        """Build the model for these env spaces (called by the sampler, in the master process).
+
+        Args:
+            env_spaces: ``EnvSpaces(observation, action)`` of the env.
+            share_memory: Put the model in shared memory (``shared_model``) for sampler workers
+                in other processes, and make the lock and counter for async parameter sync.
+            global_B: Total number of envs across all workers (epsilon-greedy agents use it).
+            env_ranks: Global indexes of the envs this agent instance steps.
+        """
+        self.env_spaces = env_spaces
+        self.share_memory = share_memory
+        self.global_B = global_B
+        self.env_ranks = env_ranks
+        self.env_model_kwargs = self.make_env_to_model_kwargs(env_spaces)
+        self.model = self._build_model()
+        if self.initial_model_state_dict is not None:
+            self.model.load_state_dict(model_state_dict_of(self.initial_model_state_dict))
+        if share_memory:
+            self.model.share_memory()
+            self.shared_model = self.model
+            self._rw_lock = RWLock()
+            self._send_count = mp.get_context("spawn").RawValue("l", 0)
+
+    def make_env_to_model_kwargs(self, env_spaces: Any) -> dict[str, Any]:
+        """Model keywords that depend on the env (e.g. ``image_shape``, ``output_size``)."""
+        return {}
+
+    def _build_model(self) -> torch.nn.Module:
+        if self.ModelCls is None:
+            raise ValueError(f"{type(self).__name__} needs a ModelCls to build its model.")
+        clash = set(self.env_model_kwargs) & set(self.model_kwargs)
+        if clash:
+            raise TypeError(
+                f"model_kwargs {sorted(clash)} are set by {type(self).__name__} from the env "
+                "spaces; remove them from model_kwargs."
+            )
+        return self.ModelCls(**self.env_model_kwargs, **self.model_kwargs)
+
+    # ---- devices -------------------------------------------------------------------------
+
+    def to_device(self, cuda_idx: int | None = None) -> None:
+        """Move the model to GPU ``cuda_idx`` (None: stay on CPU, no copy).
+
+        A model in shared memory stays on the CPU for the sampler workers; the agent then trains
+        a separate GPU copy, and :meth:`sync_shared_memory` copies weights back.
+        """
+        if cuda_idx is None:
+            return
+        if self.shared_model is not None:
+            self.model = self._build_model()
+            self.model.load_state_dict(self.shared_model.state_dict())
+        self.device = torch.device("cuda", index=cuda_idx)
+        self.model.to(self.device)
+
+    def data_parallel(self) -> int | None:
+        """Wrap the model in DistributedDataParallel (torch.distributed must be initialized).
+
+        Returns:
+            The CUDA device index, or None on CPU (gloo).
+        """
+        device_id = self.device.index if self.device.type == "cuda" else None
+        self.model = DistributedDataParallel(
+            self.model,
+            device_ids=None if device_id is None else [device_id],
+            output_device=device_id,
+        )
+        self._ddp = True
+        return device_id
+
+    def async_cpu(self, share_memory: bool = True) -> None:
+        """Async runner, CPU sampling: give the sampler a model of its own.
+
+        The new model is apart from the one shared with the optimizer process (only meaningful
+        on CPU; a no-op for a GPU agent) and receives weights by :meth:`recv_shared_memory`.
+
+        Args:
+            share_memory: Put the sampler's model in shared memory for its worker processes.
+        """
+        if self.device.type != "cpu":
+            return
+        if self.shared_model is None:
+            raise RuntimeError("async_cpu needs an agent initialized with share_memory=True.")
+        self.model = self._build_model()
+        self.model.load_state_dict(strip_ddp_state_dict(self.shared_model.state_dict()))
+        if share_memory:
+            self.model.share_memory()
+
+    @property
+    def bare_model(self) -> torch.nn.Module:
+        """The model without a DistributedDataParallel wrapper."""
+        return self.model.module if self._ddp else self.model  # type: ignore[union-attr,return-value]
+
+    def _to_device(self, inputs: Any) -> Any:
+        # Skip the structure walk when it cannot move anything (the sampler's hot path).
+        return inputs if self.device.type == "cpu" else buffer_to(inputs, self.device)
+
+    def _to_cpu(self, outputs: Any) -> Any:
+        return outputs if self.device.type == "cpu" else buffer_to(outputs, CPU)
+
+    # ---- sampler-facing ------------------------------------------------------------------
+
+    def collector_initialize(self, global_B: int = 1, env_ranks: list[int] | None = None) -> None:
+        """Per-collector setup in a sampler worker (used by epsilon-greedy agents)."""
+
+    @torch.no_grad()
+    def step(self, observation: Any, prev_action: Any, prev_reward: Any) -> Any:
+        """One sampling step: ``AgentStep(action, agent_info)`` as CPU tensors."""
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        """Start of new trajectories for all envs (recurrent agents drop their state)."""
+
+    def reset_one(self, idx: int) -> None:
+        """Env ``idx`` starts a new trajectory."""
+
+    def toggle_alt(self) -> None:
+        """Switch env group (alternating recurrent agents; a no-op otherwise)."""
+
+    # ---- training-facing -----------------------------------------------------------------
+
+    def parameters(self) -> Iterator[torch.nn.Parameter]:
+        """Parameters to optimize."""
+        return self.model.parameters()  # type: ignore[union-attr]
+
+    def state_dict(self) -> dict[str, Any]:
+        """Model state dict without DDP prefixes (see the module docstring)."""
+        return strip_ddp_state_dict(self.model.state_dict())  # type: ignore[union-attr]
+
+    def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
+        """Load what :meth:`state_dict` returned (also from a DDP-wrapped agent)."""
+        self.bare_model.load_state_dict(model_state_dict_of(state_dict))
+
+    def train_mode(self, itr: int) -> None:
+        """Before optimization: torch train mode."""
+        self.model.train()  # type: ignore[union-attr]
+        self._mode = "train"
+
+    def sample_mode(self, itr: int) -> None:
+        """Before sampling training data: torch eval mode."""
+        self.model.eval()  # type: ignore[union-attr]
+        self._mode = "sample"
+
+    def eval_mode(self, itr: int) -> None:
+        """Before evaluation episodes: torch eval mode."""
+        self.model.eval()  # type: ignore[union-attr]
+        self._mode = "eval"
+
+    # ---- parameter sync between processes ------------------------------------------------
+
+    def sync_shared_memory(self) -> None:
+        """Synchronous samplers: copy the trained weights into the shared CPU model.
+
+        Sampler workers read the shared model; nothing to do when the trained model is that
+        same object.
+        """
+        if self.shared_model is not None and self.shared_model is not self.bare_model:
+            self.shared_model.load_state_dict(self.state_dict())
+
+    def send_shared_memory(self) -> None:
+        """Async optimizer side: publish new weights to the shared model.
+
+        Copies under the write lock and advances the shared send counter.
+        """
+        if self.shared_model is None or self.shared_model is self.bare_model:
+            return
+        with self._rw_lock.write_lock:  # type: ignore[union-attr]
+            self.shared_model.load_state_dict(self.state_dict())
+            self._send_count.value += 1
+
+    def recv_shared_memory(self) -> None:
+        """Async sampler side: copy the shared weights into the sampler's model.
+
+        Copies under the read lock, and only if the optimizer sent new weights since the last
+        receive.
+        """
+        if self.shared_model is None or self.shared_model is self.bare_model:
+            return
+        with self._rw_lock:  # type: ignore[union-attr]
+            sent = self._send_count.value
+            if self._recv_count < sent:
+                self.bare_model.load_state_dict(self.shared_model.state_dict())
+                self._recv_count = sent
+
+
+def recorded_rnn_state(prev_rnn_state: Any, new_rnn_state: Any) -> Any:
+    """The state to record in ``agent_info.prev_rnn_state``.
+
+    That is the state before the step (zeros like ``new_rnn_state`` if it was None), transposed
+    ``[N, B, H] -> [B, N, H]`` so that the samples buffer is ``[T, B, N, H]``.
+    """
+    if prev_rnn_state is None:
+        prev_rnn_state = buffer_func(new_rnn_state, torch.zeros_like)
+    return buffer_method(prev_rnn_state, "transpose", 0, 1)
+
+
+class RecurrentAgentMixin:
+    """Keeps the recurrent state ``prev_rnn_state`` (``[N, B, H]`` fields) between steps.
+
+    ``reset()`` drops it (models treat None as zeros), ``reset_one(idx)`` zeros env ``idx``.
+    Switching to train or eval mode stashes the sampling state; returning to sample mode
+    restores it, so evaluation episodes never disturb the training trajectories.
+    """
+
+    recurrent = True
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._prev_rnn_state: Any = None
+        self._sample_rnn_state: Any = None
+
+    def reset(self) -> None:  # noqa: D102
+        self._prev_rnn_state = None
+
+    def reset_one(self, idx: int) -> None:  # noqa: D102
+        if self._prev_rnn_state is not None:
+            self._prev_rnn_state[:, idx] = 0  # every field, through the namedarraytuple
+
+    def advance_rnn_state(self, new_rnn_state: Any) -> None:
+        """Keep ``new_rnn_state`` (on the model's device) for the next step."""
+        self._prev_rnn_state = new_rnn_state
+
+    @property
+    def prev_rnn_state(self) -> Any:
+        """The state the next ``step`` starts from (None = zeros); settable."""
+        return self._prev_rnn_state
+
+    @prev_rnn_state.setter
+    def prev_rnn_state(self, rnn_state: Any) -> None:
+        self._prev_rnn_state = rnn_state
+
+    @property
+    def sampling_rnn_state(self) -> Any:
+        """The state training-data sampling continues from, in any mode (for snapshots).
+
+        In train or eval mode that is the stashed sampling state, not ``prev_rnn_state``.
+        Setting it restores a snapshot's value.
+        """
+        return self._prev_rnn_state if self._mode == "sample" else self._sample_rnn_state
+
+    @sampling_rnn_state.setter
+    def sampling_rnn_state(self, rnn_state: Any) -> None:
+        if self._mode == "sample":  # type: ignore[attr-defined]
+            self._prev_rnn_state = rnn_state
+        else:
+            self._sample_rnn_state = rnn_state
+
+    def train_mode(self, itr: int) -> None:  # noqa: D102
+        self._leave_sampling()
+        super().train_mode(itr)  # type: ignore[misc]
+
+    def sample_mode(self, itr: int) -> None:  # noqa: D102
+        if self._mode != "sample":  # type: ignore[attr-defined]
+            self._prev_rnn_state = self._sample_rnn_state
+        super().sample_mode(itr)  # type: ignore[misc]
+
+    def eval_mode(self, itr: int) -> None:  # noqa: D102
+        self._leave_sampling()
+        super().eval_mode(itr)  # type: ignore[misc]
+
+    def _leave_sampling(self) -> None:
+        if self._mode == "sample":  # type: ignore[attr-defined]
+            self._sample_rnn_state = self._prev_rnn_state
+        self._prev_rnn_state = None
+
+
+class AlternatingRecurrentAgentMixin:
+    """Keeps two recurrent states, one per env group of an alternating sampler.
+
+    Every ``advance_rnn_state`` stores the new state of the current group and switches to the
+    other group, so successive ``step`` calls alternate between the groups. ``reset_one(idx)``
+    acts on the current group (``idx`` is local to the group).
+    """
+
+    recurrent = True
+    alternating = True
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._prev_rnn_state_pair: list[Any] = [None, None]
+        self._sample_rnn_state_pair: list[Any] = [None, None]
+        self._alt = 0
+        self._sample_alt = 0
+
+    def reset(self) -> None:  # noqa: D102
+        self._prev_rnn_state_pair = [None, None]
+        self._alt = 0
+
+    def reset_one(self, idx: int) -> None:  # noqa: D102
+        state = self._prev_rnn_state_pair[self._alt]
+        if state is not None:
+            state[:, idx] = 0
+
+    def advance_rnn_state(self, new_rnn_state: Any) -> None:
+        """Store the current group's new state, then switch to the other group."""
+        self._prev_rnn_state_pair[self._alt] = new_rnn_state
+        self._alt ^= 1
+
+    @property
+    def prev_rnn_state(self) -> Any:
+        """The current group's state (None = zeros); settable."""
+        return self._prev_rnn_state_pair[self._alt]
+
+    @prev_rnn_state.setter
+    def prev_rnn_state(self, rnn_state: Any) -> None:
+        self._prev_rnn_state_pair[self._alt] = rnn_state
+
+    @property
+    def sampling_rnn_state(self) -> Any:
+        """Where sampling continues, in any mode (for snapshots); settable.
+
+        A tuple ``(state of group 0, state of group 1, current group)``.
+        """
+        if self._mode == "sample":  # type: ignore[attr-defined]
+            return (*self._prev_rnn_state_pair, self._alt)
+        return (*self._sample_rnn_state_pair, self._sample_alt)
+
+    @sampling_rnn_state.setter
+    def sampling_rnn_state(self, value: Any) -> None:
+        pair, alt = [value[0], value[1]], int(value[2])
+        if self._mode == "sample":  # type: ignore[attr-defined]
+            self._prev_rnn_state_pair, self._alt = pair, alt
+        else:
+            self._sample_rnn_state_pair, self._sample_alt = pair, alt
+
+    def get_alt(self) -> int:
+        """Index (0 or 1) of the current env group."""
+        return self._alt
+
+    def toggle_alt(self) -> None:  # noqa: D102
+        self._alt ^= 1
+
+    def train_mode(self, itr: int) -> None:  # noqa: D102
+        self._leave_sampling()
+        super().train_mode(itr)  # type: ignore[misc]
+
+    def sample_mode(self, itr: int) -> None:  # noqa: D102
+        if self._mode != "sample":  # type: ignore[attr-defined]
+            self._prev_rnn_state_pair = list(self._sample_rnn_state_pair)
+            self._alt = self._sample_alt
+        super().sample_mode(itr)  # type: ignore[misc]
+
+    def eval_mode(self, itr: int) -> None:  # noqa: D102
+        self._leave_sampling()
+        super().eval_mode(itr)  # type: ignore[misc]
+
+    def _leave_sampling(self) -> None:
+        if self._mode == "sample":  # type: ignore[attr-defined]
+            self._sample_rnn_state_pair = list(self._prev_rnn_state_pair)
+            self._sample_alt = self._alt
+        self._prev_rnn_state_pair = [None, None]
+        self._alt = 0
