@@ -70,8 +70,8 @@ class BaseAgent:
         self.ModelCls = ModelCls
         self.model_kwargs = dict(model_kwargs or {})
         self.initial_model_state_dict = initial_model_state_dict
-        self.model: torch.nn.Module | None = None
-        self.shared_model: torch.nn.Module | None = None
+        self.model: Any = None  # torch.nn.Module (DDP-wrapped after data_parallel)
+        self.shared_model: Any = None  # torch.nn.Module in shared memory, or None
         self.distribution: Any = None
         self.device = CPU
         self.env_model_kwargs: dict[str, Any] = {}
@@ -183,7 +183,7 @@ class BaseAgent:
     @property
     def bare_model(self) -> torch.nn.Module:
         """The model without a DistributedDataParallel wrapper."""
-        return self.model.module if self._ddp else self.model  # type: ignore[union-attr,return-value]
+        return self.model.module if self._ddp else self.model
 
     def _to_device(self, inputs: Any) -> Any:
         # Skip the structure walk when it cannot move anything (the sampler's hot path).
@@ -215,11 +215,11 @@ class BaseAgent:
 
     def parameters(self) -> Iterator[torch.nn.Parameter]:
         """Parameters to optimize."""
-        return self.model.parameters()  # type: ignore[union-attr]
+        return self.model.parameters()
 
     def state_dict(self) -> dict[str, Any]:
         """Model state dict without DDP prefixes (see the module docstring)."""
-        return strip_ddp_state_dict(self.model.state_dict())  # type: ignore[union-attr]
+        return strip_ddp_state_dict(self.model.state_dict())
 
     def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
         """Load what :meth:`state_dict` returned (also from a DDP-wrapped agent)."""
@@ -227,17 +227,17 @@ class BaseAgent:
 
     def train_mode(self, itr: int) -> None:
         """Before optimization: torch train mode."""
-        self.model.train()  # type: ignore[union-attr]
+        self.model.train()
         self._mode = "train"
 
     def sample_mode(self, itr: int) -> None:
         """Before sampling training data: torch eval mode."""
-        self.model.eval()  # type: ignore[union-attr]
+        self.model.eval()
         self._mode = "sample"
 
     def eval_mode(self, itr: int) -> None:
         """Before evaluation episodes: torch eval mode."""
-        self.model.eval()  # type: ignore[union-attr]
+        self.model.eval()
         self._mode = "eval"
 
     # ---- parameter sync between processes ------------------------------------------------
@@ -297,6 +297,7 @@ class RecurrentAgentMixin:
     """
 
     recurrent = True
+    _mode: str | None  # from BaseAgent
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -334,7 +335,7 @@ class RecurrentAgentMixin:
 
     @sampling_rnn_state.setter
     def sampling_rnn_state(self, rnn_state: Any) -> None:
-        if self._mode == "sample":  # type: ignore[attr-defined]
+        if self._mode == "sample":
             self._prev_rnn_state = rnn_state
         else:
             self._sample_rnn_state = rnn_state
@@ -344,7 +345,7 @@ class RecurrentAgentMixin:
         super().train_mode(itr)  # type: ignore[misc]
 
     def sample_mode(self, itr: int) -> None:  # noqa: D102
-        if self._mode != "sample":  # type: ignore[attr-defined]
+        if self._mode != "sample":
             self._prev_rnn_state = self._sample_rnn_state
         super().sample_mode(itr)  # type: ignore[misc]
 
@@ -353,7 +354,7 @@ class RecurrentAgentMixin:
         super().eval_mode(itr)  # type: ignore[misc]
 
     def _leave_sampling(self) -> None:
-        if self._mode == "sample":  # type: ignore[attr-defined]
+        if self._mode == "sample":
             self._sample_rnn_state = self._prev_rnn_state
         self._prev_rnn_state = None
 
@@ -368,6 +369,7 @@ class AlternatingRecurrentAgentMixin:
 
     recurrent = True
     alternating = True
+    _mode: str | None  # from BaseAgent
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -405,14 +407,14 @@ class AlternatingRecurrentAgentMixin:
 
         A tuple ``(state of group 0, state of group 1, current group)``.
         """
-        if self._mode == "sample":  # type: ignore[attr-defined]
+        if self._mode == "sample":
             return (*self._prev_rnn_state_pair, self._alt)
         return (*self._sample_rnn_state_pair, self._sample_alt)
 
     @sampling_rnn_state.setter
     def sampling_rnn_state(self, value: Any) -> None:
         pair, alt = [value[0], value[1]], int(value[2])
-        if self._mode == "sample":  # type: ignore[attr-defined]
+        if self._mode == "sample":
             self._prev_rnn_state_pair, self._alt = pair, alt
         else:
             self._sample_rnn_state_pair, self._sample_alt = pair, alt
@@ -429,7 +431,7 @@ class AlternatingRecurrentAgentMixin:
         super().train_mode(itr)  # type: ignore[misc]
 
     def sample_mode(self, itr: int) -> None:  # noqa: D102
-        if self._mode != "sample":  # type: ignore[attr-defined]
+        if self._mode != "sample":
             self._prev_rnn_state_pair = list(self._sample_rnn_state_pair)
             self._alt = self._sample_alt
         super().sample_mode(itr)  # type: ignore[misc]
@@ -439,7 +441,7 @@ class AlternatingRecurrentAgentMixin:
         super().eval_mode(itr)  # type: ignore[misc]
 
     def _leave_sampling(self) -> None:
-        if self._mode == "sample":  # type: ignore[attr-defined]
+        if self._mode == "sample":
             self._sample_rnn_state_pair = list(self._prev_rnn_state_pair)
             self._sample_alt = self._alt
         self._prev_rnn_state_pair = [None, None]

@@ -24,6 +24,10 @@ class RunningMeanStdModel(torch.nn.Module):
     Buffers: ``mean [*shape]``, ``var [*shape]`` (start at 0 and 1), ``count []`` (data seen).
     """
 
+    mean: torch.Tensor
+    var: torch.Tensor
+    count: torch.Tensor
+
     def __init__(self, shape: Sequence[int] | int):
         super().__init__()
         self.shape = tuple(shape) if isinstance(shape, Sequence) else (int(shape),)

@@ -7,7 +7,7 @@ model and a shared CPU copy; :func:`strip_ddp_state_dict` makes state dicts save
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import torch
@@ -15,8 +15,8 @@ import torch
 DDP_PREFIX = "module."
 
 
-def _pair(value: int | tuple[int, int]) -> tuple[int, int]:
-    if isinstance(value, tuple | list):
+def _pair(value: int | Sequence[int]) -> tuple[int, int]:
+    if isinstance(value, Sequence):
         return int(value[0]), int(value[1])
     return int(value), int(value)
 
@@ -24,10 +24,10 @@ def _pair(value: int | tuple[int, int]) -> tuple[int, int]:
 def conv2d_output_shape(
     h: int,
     w: int,
-    kernel_size: int | tuple[int, int] = 1,
-    stride: int | tuple[int, int] = 1,
-    padding: int | tuple[int, int] = 0,
-    dilation: int | tuple[int, int] = 1,
+    kernel_size: int | Sequence[int] = 1,
+    stride: int | Sequence[int] = 1,
+    padding: int | Sequence[int] = 0,
+    dilation: int | Sequence[int] = 1,
 ) -> tuple[int, int]:
     """Height and width after a ``Conv2d`` (or ``MaxPool2d``) with these settings.
 

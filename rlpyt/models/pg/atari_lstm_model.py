@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 import torch.nn.functional as F
@@ -52,8 +53,8 @@ class AtariLstmModel(torch.nn.Module):
         image: torch.Tensor,
         prev_action: torch.Tensor,
         prev_reward: torch.Tensor,
-        init_rnn_state: RnnState | None,
-    ) -> tuple[torch.Tensor, torch.Tensor, RnnState]:
+        init_rnn_state: Any,
+    ) -> tuple[torch.Tensor, torch.Tensor, Any]:
         """Run the LSTM over the ``T`` steps given.
 
         Args:

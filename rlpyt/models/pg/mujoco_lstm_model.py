@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -58,8 +59,8 @@ class MujocoLstmModel(torch.nn.Module):
         observation: torch.Tensor,
         prev_action: torch.Tensor,
         prev_reward: torch.Tensor,
-        init_rnn_state: RnnState | None,
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, RnnState]:
+        init_rnn_state: Any,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, Any]:
         """Run the LSTM over the ``T`` steps given.
 
         Args:
