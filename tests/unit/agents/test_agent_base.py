@@ -210,3 +210,21 @@ def test_data_parallel_on_cpu(gloo_world_of_one):
     assert agent.bare_model.obs_rms.count.item() == 12
     dist_info, value = agent(*continuous_inputs(mujoco_spaces(), (3,)))
     assert value.shape == (3,) and dist_info.mean.shape == (3, 2)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_gpu_agent_trains_a_copy_and_syncs_the_shared_cpu_model():
+    agent = _agent(share_memory=True)
+    shared = agent.shared_model
+    agent.to_device(0)
+    assert agent.model is not shared and next(agent.model.parameters()).is_cuda
+    assert not next(shared.parameters()).is_cuda
+    inputs = discrete_inputs(classic_spaces(), (4,))
+    step = agent.step(*inputs)
+    assert step.action.device.type == "cpu" and step.agent_info.value.device.type == "cpu"
+    dist_info, value = agent(*inputs)
+    assert dist_info.prob.is_cuda and value.is_cuda
+    _perturb(agent.model)
+    agent.sync_shared_memory()
+    assert all(torch.equal(v.cpu(), shared.state_dict()[k]) for k, v in agent.state_dict().items())
