@@ -43,6 +43,8 @@ def build_array(
     example: Any, leading_dims: tuple[int, ...], share_memory: bool = False, fill: Any = SENTINEL
 ) -> np.ndarray:
     """Allocate one array shaped ``[*leading_dims, *np.shape(example)]`` with example's dtype."""
+    if isinstance(example, torch.Tensor):
+        example = example.detach().cpu().numpy()
     example = np.asarray(example)
     if example.dtype.hasobject:
         raise TypeError(
