@@ -5,7 +5,6 @@ everything they need lives here, at module level, and the imports stay light (no
 """
 
 import os
-import signal
 import sys
 import time
 from collections import namedtuple
@@ -102,8 +101,3 @@ def hammer(lock, counter, pair, n_rounds, conn):
             torn += int(pair[0] != pair[1])
     conn.send(torn)
     conn.close()
-
-
-def kill_self():
-    """Die by SIGKILL (for tests that need an abrupt death)."""
-    os.kill(os.getpid(), signal.SIGKILL)
