@@ -29,9 +29,10 @@ EXPERIMENT_TITLE = "cartpole_ppo_demo"
 RUNS_PER_SETTING = 2  # run_ID 0 and 1 of every setting: two seeds each.
 LEARNING_RATES = (3e-4, 1e-3)
 N_STEPS = 100_000  # About 25 s per run on one core of a 2-core machine.
+LOG_INTERVAL_STEPS = 4096  # 25 points per curve.
 
 
-def make_sweep(n_steps):
+def make_sweep(n_steps, log_interval_steps):
     """Variants and log dirs: one setting per learning rate, each with the step budget."""
     learning_rates = VariantLevel(
         keys=[("algo", "learning_rate")],
@@ -40,17 +41,17 @@ def make_sweep(n_steps):
     )
     variants, log_dirs = make_variants(learning_rates)
     for variant in variants:  # The same budget for all: not a split key, no folder level.
-        variant["runner"] = dict(n_steps=n_steps)
+        variant["runner"] = dict(n_steps=n_steps, log_interval_steps=log_interval_steps)
     return variants, log_dirs
 
 
-def run_demo(n_steps=N_STEPS, root_log_dir=None):
+def run_demo(n_steps=N_STEPS, log_interval_steps=LOG_INTERVAL_STEPS, root_log_dir=None):
     """Run the sweep, plot it, and return ``(exp_dir, png_path)``."""
     # One run per allowed CPU; hyperthread_offset=0 counts every logical CPU as a core.
     affinity_code = encode_affinity(
         n_cpu_core=len(allowed_cpus()), cpu_per_run=1, hyperthread_offset=0, n_socket=1
     )
-    variants, log_dirs = make_sweep(n_steps)
+    variants, log_dirs = make_sweep(n_steps, log_interval_steps)
     summary = run_experiments(
         script=SCRIPT,
         affinity_code=affinity_code,
@@ -94,9 +95,10 @@ TensorBoard: these runs wrote no event files (the train script would need
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n_steps", type=int, default=N_STEPS, help="environment steps per run")
+    parser.add_argument("--log_interval_steps", type=int, default=LOG_INTERVAL_STEPS)
     parser.add_argument("--root_log_dir", default=None, help="default: ./data")
     args = parser.parse_args(argv)
-    exp_dir, png = run_demo(args.n_steps, args.root_log_dir)
+    exp_dir, png = run_demo(args.n_steps, args.log_interval_steps, args.root_log_dir)
     print(where_text(exp_dir, png))
     return 0
 
