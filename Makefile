@@ -17,7 +17,7 @@ $(STAMP): setup.py
 	touch $(STAMP)
 
 demo: setup
-	$(BIN)/python examples/demo_main.py
+	$(BIN)/python experiments/scripts/classic/pg/launch/launch_cartpole_ppo_demo.py
 
 test: setup
 	$(BIN)/python -m pytest tests
