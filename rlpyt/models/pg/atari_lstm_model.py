@@ -77,7 +77,8 @@ class AtariLstmModel(torch.nn.Module):
             ],
             dim=2,
         )
-        hc = None if init_rnn_state is None else tuple(init_rnn_state)  # (h, c)
+        # (h, c); cuDNN needs contiguous states (a transposed recorded state is not).
+        hc = None if init_rnn_state is None else tuple(s.contiguous() for s in init_rnn_state)
         lstm_out, (hn, cn) = self.lstm(lstm_input, hc)
         lstm_flat = lstm_out.reshape(T * B, -1)
         pi = F.softmax(self.pi(lstm_flat), dim=-1)

@@ -87,7 +87,8 @@ class MujocoLstmModel(torch.nn.Module):
             ],
             dim=2,
         )
-        hc = None if init_rnn_state is None else tuple(init_rnn_state)  # (h, c)
+        # (h, c); cuDNN needs contiguous states (a transposed recorded state is not).
+        hc = None if init_rnn_state is None else tuple(s.contiguous() for s in init_rnn_state)
         lstm_out, (hn, cn) = self.lstm(lstm_input, hc)
         outputs = self.head(lstm_out.reshape(T * B, -1))
         a = self._action_size
