@@ -16,9 +16,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import torch
 
 from rlpyt.agents.base import AgentInputs
+from rlpyt.distributions.categorical import Categorical
+from rlpyt.distributions.gaussian import Gaussian
 from rlpyt.utils.buffer import buffer_func, torchify_buffer
+
+NOISE_STREAM = 0x6E6F697365  # SeedSequence key of the action-noise stream, apart from envs'
 
 
 class BaseCollector:
@@ -68,9 +73,15 @@ class BaseCollector:
         self.seed = seed
 
     def start_agent(self) -> None:
-        """Prepare the agent owned by this collector (CPU collectors)."""
+        """Prepare the agent owned by this collector (CPU collectors).
+
+        With a seed, the agent's training-time action noise comes from
+        :func:`install_sampling_noise`, so the samples do not depend on the worker split.
+        """
         if self.agent is not None:
             self.agent.collector_initialize(global_B=self.global_B, env_ranks=self.env_ranks)
+            if self.seed is not None:
+                install_sampling_noise(self.agent, self.seed, self.global_B, self.env_ranks)
             self.agent.reset()
             self.agent.sample_mode(itr=0)
 
@@ -171,7 +182,14 @@ class BaseEvalCollector:
         return -(-int(self.max_trajectories) // len(self.envs))
 
     def collect_evaluation(self, itr: int) -> list:
-        """Run the evaluation; returns the selected TrajInfos."""
+        """Run the evaluation; returns the selected TrajInfos (see :func:`select_unbiased`)."""
+        return select_unbiased(self.collect_per_env(itr))
+
+    def collect_per_env(self, itr: int) -> list[list]:
+        """Run the evaluation; returns each env's complete TrajInfos, in order.
+
+        Parallel samplers gather these lists from all workers and select over all envs.
+        """
         raise NotImplementedError
 
 
@@ -192,3 +210,98 @@ def select_unbiased(completed: list[list]) -> list:
 def torch_inputs(agent_inputs: Any) -> Any:
     """Zero-copy torch views of numpy agent inputs."""
     return torchify_buffer(agent_inputs)
+
+
+class SamplingNoise:
+    """Stands in for an agent's distribution so that training samples use pre-drawn noise.
+
+    Why: a batched draw over all envs (serial sampler, GPU action server) and per-worker draws
+    over slices (CPU sampler) consume torch's generator differently, so the same seed would give
+    different actions. Here every process that samples holds a generator seeded identically
+    from the sampler seed; at each agent step in sample mode it draws the noise of all
+    ``global_B`` envs (uniforms ``[global_B]`` for Categorical, standard normals
+    ``[global_B, dim]`` for Gaussian) and passes the rows of its own ``env_ranks`` to
+    ``distribution.sample(dist_info, noise=...)``. Every process advances its generator once
+    per step, so all stay in step; this noise replaces any noise the agent passes itself. In
+    other modes (evaluation), or when the number of rows does not match, the agent's own
+    noise (or torch's generator) is used as before. Everything else is forwarded to
+    the wrapped distribution.
+
+    Args:
+        distribution: A Categorical or Gaussian.
+        agent: The agent (its mode decides whether the noise is used).
+        seed: Sampler seed.
+        global_B: Envs over all workers.
+        env_ranks: Global indexes of the envs this agent instance steps.
+    """
+
+    def __init__(
+        self,
+        distribution: Any,
+        agent: Any,
+        seed: int,
+        global_B: int,  # noqa: N803
+        env_ranks: list[int],
+    ):
+        self.distribution = distribution
+        self.agent = agent
+        self.global_B = int(global_B)
+        self.rows = np.asarray(env_ranks, dtype=np.int64)
+        self.normal = isinstance(distribution, Gaussian)
+        self.rng = np.random.default_rng([int(seed), NOISE_STREAM])
+
+    def sample(self, dist_info: Any, noise: torch.Tensor | None = None) -> torch.Tensor:
+        """``distribution.sample`` with this process's rows of the shared noise (sample mode)."""
+        # The agent's mode tag ("sample", "train", "eval") is set by sample_mode() & co. In
+        # sample mode the shared noise replaces whatever noise the agent drew itself.
+        if getattr(self.agent, "_mode", None) == "sample":
+            shared = self._draw(dist_info)
+            if shared is not None:
+                noise = shared
+        return self.distribution.sample(dist_info, noise=noise)
+
+    def _draw(self, dist_info: Any) -> torch.Tensor | None:
+        if self.normal:
+            leading = dist_info.mean.shape[:-1]
+            noise = self.rng.standard_normal(
+                (self.global_B, self.distribution.dim), dtype=np.float32
+            )
+        else:
+            leading = dist_info.prob.shape[:-1]
+            noise = self.rng.random(self.global_B, dtype=np.float32)
+        if leading.numel() != len(self.rows):
+            return None  # not a step over this agent's envs
+        return torch.from_numpy(noise[self.rows]).reshape(*leading, *noise.shape[1:])
+
+    def state_dict(self) -> dict:
+        """The generator state (for exact resume)."""
+        return self.rng.bit_generator.state
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore the generator state."""
+        self.rng.bit_generator.state = state
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "distribution":  # not set yet (unpickling): do not recurse
+            raise AttributeError(name)
+        return getattr(self.distribution, name)
+
+
+def install_sampling_noise(
+    agent: Any,
+    seed: int,
+    global_B: int,  # noqa: N803
+    env_ranks: list[int],
+) -> SamplingNoise | None:
+    """Wrap ``agent.distribution`` in :class:`SamplingNoise` (Categorical and Gaussian only).
+
+    Called by every sampler, after the buffers are built, with the sampler seed. Returns the
+    wrapper, or None when the distribution is of another kind (it then samples as before).
+    """
+    distribution = getattr(agent, "distribution", None)
+    if isinstance(distribution, SamplingNoise):
+        distribution = distribution.distribution
+    if not isinstance(distribution, (Categorical, Gaussian)):
+        return None
+    agent.distribution = SamplingNoise(distribution, agent, seed, global_B, env_ranks)
+    return agent.distribution

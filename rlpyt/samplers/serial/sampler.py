@@ -14,6 +14,7 @@ from typing import Any
 from rlpyt.samplers.base import BaseSampler
 from rlpyt.samplers.buffer import build_samples_buffer
 from rlpyt.samplers.collections import TrajInfoFactory
+from rlpyt.samplers.collectors import SamplingNoise
 from rlpyt.samplers.parallel.cpu.collectors import CpuResetCollector
 from rlpyt.samplers.serial.collectors import SerialEvalCollector
 from rlpyt.utils.seed import set_envs_seeds
@@ -138,6 +139,9 @@ class SerialSampler(BaseSampler):
             "traj_infos": copy.deepcopy(self.traj_infos),
             "collector": _collector_state(self.collector),
         }
+        noise = getattr(self.agent, "distribution", None)
+        if isinstance(noise, SamplingNoise):
+            state["sampling_noise"] = copy.deepcopy(noise.state_dict())
         try:
             state["envs"] = pickle.dumps(self.envs)
         except Exception as exc:  # noqa: BLE001 (any pickling failure means the same)
@@ -157,6 +161,9 @@ class SerialSampler(BaseSampler):
         self.traj_infos = state["traj_infos"]
         for key, value in state.get("collector", {}).items():
             setattr(self.collector, key, value)
+        noise = getattr(self.agent, "distribution", None)
+        if isinstance(noise, SamplingNoise) and "sampling_noise" in state:
+            noise.load_state_dict(state["sampling_noise"])
 
 
 def _collector_state(collector: Any) -> dict:

@@ -151,7 +151,11 @@ class CpuWaitResetCollector(DecorrelatingStartCollector):
 
 
 class CpuEvalCollector(BaseEvalCollector):
-    """Evaluation with the collector's own agent; puts TrajInfos on a queue, then ``None``."""
+    """Evaluation with the collector's own agent (serial, or in a CPU sampler worker).
+
+    ``collect_evaluation`` also puts the selected TrajInfos on ``traj_infos_queue`` (if given),
+    then ``None``.
+    """
 
     def collect_evaluation(self, itr: int) -> list:
         """Run evaluation episodes (see BaseEvalCollector); returns the selected TrajInfos."""
@@ -162,9 +166,22 @@ class CpuEvalCollector(BaseEvalCollector):
             self.traj_infos_queue.put(None)
         return completed
 
+    def collect_per_env(self, itr: int) -> list[list]:
+        """Run evaluation episodes; returns each env's complete TrajInfos."""
+        return run_evaluation_per_env(self, itr)
+
 
 def run_evaluation(collector: BaseEvalCollector, itr: int) -> list:
-    """Step the collector's agent and envs until each env met its quota or ``max_T`` ran out."""
+    """Evaluate and keep an unbiased selection (see ``select_unbiased``)."""
+    return select_unbiased(run_evaluation_per_env(collector, itr))
+
+
+def run_evaluation_per_env(collector: BaseEvalCollector, itr: int) -> list[list]:
+    """Step the collector's agent and envs until each env met its quota or ``max_T`` ran out.
+
+    Returns:
+        Per env, its complete TrajInfos in order (at most the quota each).
+    """
     envs, agent = collector.envs, collector.agent
     quota = collector.quota()
     traj_infos = [collector.TrajInfoCls() for _ in envs]
@@ -199,4 +216,4 @@ def run_evaluation(collector: BaseEvalCollector, itr: int) -> list:
         if not active.any():
             break
     # Envs stop at their quota, so every env contributes at most ``quota`` trajectories.
-    return select_unbiased(done_per_env)
+    return done_per_env

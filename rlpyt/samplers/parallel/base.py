@@ -1,0 +1,325 @@
+"""ParallelSamplerBase: worker processes fill one shared ``[T, B]`` samples buffer.
+
+Called by the runner like every sampler (``initialize``, ``obtain_samples``,
+``evaluate_agent``, ``shutdown``). The master builds one throwaway example env, initializes the
+agent and allocates every buffer in shared memory (after checking /dev/shm has room), then
+starts the workers (:mod:`rlpyt.samplers.parallel.worker`) with everything in their ``Process``
+arguments. Worker ``w`` steps envs ``env_ranks[w]`` (a contiguous block of global indexes) and
+writes in place into ``samples_np[:, block]``.
+
+Per batch: the master sets ``ctrl.itr`` and releases each worker's ``start`` semaphore; each
+worker fills its columns and puts one ``batch`` report (its completed TrajInfos) on the report
+queue; the master gathers one report per worker. GPU samplers additionally serve actions per
+time step in between (see ``gpu/action_server.py``). Invariant: between ``obtain_samples``
+calls, no worker touches the samples buffer, so the algorithm may read it freely.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import gc
+import multiprocessing as mp
+import os
+import sys
+from typing import Any
+
+import numpy as np
+
+from rlpyt.samplers.base import BaseSampler
+from rlpyt.samplers.buffer import build_samples_buffer, get_example_outputs
+from rlpyt.samplers.collections import TrajInfoFactory
+from rlpyt.samplers.collectors import select_unbiased
+from rlpyt.samplers.parallel.worker import WorkerGroup, sampling_process
+from rlpyt.samplers.serial.sampler import EVAL_SEED_OFFSET
+from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.launching.affinity import validate_affinity
+from rlpyt.utils.launching.cpus import allowed_cpus
+from rlpyt.utils.shared_memory import check_shared_memory
+
+START_METHODS = ("fork", "forkserver", "spawn")
+
+
+class ParallelSamplerBase(BaseSampler):
+    """Common machinery of the parallel samplers (arguments as BaseSampler, plus below).
+
+    Args:
+        start_method: "fork", "forkserver" or "spawn"; None means "fork" where the OS has it
+            (Linux), else the platform default. Everything workers need goes in their Process
+            arguments, so all three work; spawn needs a picklable ``EnvCls`` and agent and an
+            ``if __name__ == "__main__":`` guard in the script.
+        worker_timeout: Seconds the master waits for a worker making no progress (one batch
+            of a CPU worker, one time step of a GPU worker) before raising TimeoutError.
+    """
+
+    gpu = False
+
+    def __init__(
+        self,
+        *args: Any,
+        start_method: str | None = None,
+        worker_timeout: float = 600.0,
+        **kwargs: Any,
+    ):
+        super().__init__(*args, **kwargs)
+        if start_method is not None and start_method not in START_METHODS:
+            raise ValueError(f"start_method must be one of {START_METHODS} or None.")
+        self.start_method = start_method
+        self.worker_timeout = float(worker_timeout)
+        self.workers: WorkerGroup | None = None
+        self._shut_down = False
+
+    # -- start-up ------------------------------------------------------------------------------
+
+    def initialize(
+        self,
+        agent: Any,
+        affinity: dict | None = None,
+        seed: int | None = None,
+        bootstrap_value: bool = False,
+        traj_info_kwargs: dict | None = None,
+        world_size: int = 1,
+        rank: int = 0,
+        worker_process: Any = None,
+    ) -> Any:
+        """Build the agent and shared buffers, start the workers, wait until they are ready.
+
+        Args:
+            agent: The agent (initialized here).
+            affinity: Dict with ``workers_cpus`` (one CPU or CPU tuple per worker; its length
+                is the number of workers), ``set_affinity`` (pin workers; default True when
+                ``workers_cpus`` is given), ``worker_torch_threads`` (default 1), and for
+                GPU samplers ``cuda_idx``; None: one worker per allowed CPU, unpinned.
+            seed: Sampler seed: env ``i`` gets ``seed + i`` (global index), as in serial.
+            bootstrap_value: Record the value of the state after the batch.
+            traj_info_kwargs: Keywords of every TrajInfo (e.g. ``discount``).
+            world_size: Number of parallel runners (each with its own sampler).
+            rank: This runner's rank among them.
+            worker_process: Unused (rlpyt's keyword).
+
+        Returns:
+            The example records used to allocate the buffers (for ``algo.initialize``).
+        """
+        del worker_process
+        self.affinity = dict(affinity or {})
+        validate_affinity(self.affinity)
+        self.seed = seed
+        B = self.batch_spec.B
+        self.global_B = B * world_size
+        env_ranks = list(range(rank * B, (rank + 1) * B))
+        self.n_worker = self._get_n_worker(self.affinity)
+        self.worker_env_ranks = split_ranks(env_ranks, self.n_worker)
+        self.worker_eval_ranks = split_ranks(list(range(self.eval_n_envs)), self.n_worker)
+        env = self.EnvCls(**self.env_kwargs)
+        try:
+            self._agent_init(agent, env, self.global_B, env_ranks)
+            examples = self._build_buffers(agent, env, bootstrap_value)
+        finally:
+            env.close()
+        self.agent = agent
+        self.traj_info_factory = TrajInfoFactory(self.TrajInfoCls, **(traj_info_kwargs or {}))
+        self._start_workers()
+        return examples
+
+    def _get_n_worker(self, affinity: dict) -> int:
+        workers_cpus = affinity.get("workers_cpus")
+        n_worker = len(workers_cpus) if workers_cpus else len(allowed_cpus())
+        return max(1, min(n_worker, self.batch_spec.B))
+
+    def _agent_init(self, agent: Any, env: Any, global_B: int, env_ranks: list[int]) -> None:  # noqa: N803
+        raise NotImplementedError
+
+    def _build_buffers(self, agent: Any, env: Any, bootstrap_value: bool) -> Any:
+        """Check /dev/shm, then allocate the shared ``[T, B]`` samples buffer."""
+        examples = get_example_outputs(agent, env)
+        check_shared_memory(self._shared_nbytes(examples))
+        self.samples_pyt, self.samples_np, examples = build_samples_buffer(
+            agent,
+            env,
+            self.batch_spec,
+            bootstrap_value,
+            agent_shared=True,
+            env_shared=True,
+            examples=examples,
+        )
+        return examples
+
+    def _shared_nbytes(self, examples: Any) -> int:
+        """Bytes of shared memory all buffers will take (an upper bound)."""
+        per_env_step = sum(nbytes_of(examples[key]) for key in examples)
+        T, B = self.batch_spec
+        return per_env_step * (T + 1) * B + self._extra_nbytes(per_env_step)
+
+    def _extra_nbytes(self, per_env_step: int) -> int:
+        return 0
+
+    def _start_workers(self) -> None:
+        ctx = mp.get_context(self.start_method or default_start_method())
+        self.ctx = ctx
+        self.workers = WorkerGroup(ctx, self.n_worker, self.worker_env_ranks, self.worker_timeout)
+        self.ctrl = AttrDict(
+            quit=self.workers.quit,
+            do_eval=ctx.RawValue(ctypes.c_bool, False),
+            itr=ctx.RawValue(ctypes.c_long, 0),
+            stop_eval=ctx.RawValue(ctypes.c_bool, False),
+        )
+        self._build_parallel_ctrl(ctx)
+        self._shut_down = False
+        atexit.register(self.shutdown)
+        try:
+            self.workers.start(sampling_process, self._common_kwargs(), self._worker_kwargs_list())
+            self.workers.gather("ready")
+        except BaseException:
+            self.shutdown()
+            raise
+
+    def _build_parallel_ctrl(self, ctx: Any) -> None:
+        """Per-worker sync objects (``self.syncs``); GPU samplers add their semaphores."""
+        self.syncs = [AttrDict(start=s) for s in self.workers.start_semaphores]
+
+    def _common_kwargs(self) -> dict:
+        return dict(
+            EnvCls=self.EnvCls,
+            env_kwargs=self.env_kwargs,
+            agent=self._worker_agent(),
+            batch_T=self.batch_spec.T,
+            CollectorCls=self.CollectorCls,
+            TrajInfoCls=self.traj_info_factory,
+            eval_CollectorCls=self.eval_CollectorCls,
+            eval_env_kwargs=self.eval_env_kwargs,
+            eval_max_T=self._eval_max_T(),
+            eval_max_trajectories=self.eval_max_trajectories,
+            eval_n_envs=self.eval_n_envs,
+            eval_seed_offset=EVAL_SEED_OFFSET,
+            max_decorrelation_steps=self.max_decorrelation_steps,
+            seed=self.seed,
+            global_B=self.global_B,
+            torch_threads=int(self.affinity.get("worker_torch_threads") or 1),
+            ctrl=self.ctrl,
+            report_queue=self.workers.report_queue,
+            parent_pid=os.getpid(),
+        )
+
+    def _worker_agent(self) -> Any:
+        return None
+
+    def _eval_max_T(self) -> int:  # noqa: N802
+        if self.eval_n_envs <= 0:
+            return 0
+        return max(1, self.eval_max_steps // self.eval_n_envs)
+
+    def _worker_kwargs_list(self) -> list[dict]:
+        workers_cpus = self.affinity.get("workers_cpus")
+        pin = bool(workers_cpus) and self.affinity.get("set_affinity", True)
+        first = [ranks[0] - self.worker_env_ranks[0][0] for ranks in self.worker_env_ranks]
+        kwargs_list = []
+        for w, (env_ranks, eval_ranks) in enumerate(
+            zip(self.worker_env_ranks, self.worker_eval_ranks, strict=True)
+        ):
+            block = slice(first[w], first[w] + len(env_ranks))
+            kwargs = dict(
+                rank=w,
+                env_ranks=env_ranks,
+                eval_env_ranks=eval_ranks,
+                samples_np=self.samples_np[:, block],
+                sync=self.syncs[w],
+                step_buffer_np=None,
+                eval_step_buffer_np=None,
+                cpus=workers_cpus[w] if pin else None,
+            )
+            kwargs_list.append(self._add_worker_buffers(kwargs, w, block))
+        return kwargs_list
+
+    def _add_worker_buffers(self, kwargs: dict, w: int, block: slice) -> dict:
+        return kwargs
+
+    # -- sampling -----------------------------------------------------------------------------
+
+    def obtain_samples(self, itr: int) -> tuple[Any, list]:
+        """Have every worker fill its columns of the batch.
+
+        Returns:
+            ``(samples_pyt, traj_infos)``: torch views of the ``[T, B]`` shared buffer and the
+            TrajInfos completed during the batch (worker by worker).
+        """
+        self._check_running()
+        self.ctrl.itr.value = int(itr)
+        self.ctrl.do_eval.value = False
+        self.workers.release_all()
+        self._serve_batch(itr)
+        reports = self.workers.gather("batch")
+        return self.samples_pyt, [traj_info for report in reports for traj_info in report]
+
+    def _serve_batch(self, itr: int) -> None:
+        """GPU samplers compute the actions here while the workers step."""
+
+    def evaluate_agent(self, itr: int) -> list:
+        """Run the evaluation envs in the workers; returns complete, unbiased TrajInfos.
+
+        Each eval env runs its quota of episodes (see ``BaseEvalCollector``) within
+        ``eval_max_steps // eval_n_envs`` steps; the selection is made over all envs together.
+        """
+        if self.eval_n_envs <= 0:
+            raise RuntimeError("evaluate_agent needs eval_n_envs > 0 in the sampler.")
+        self._check_running()
+        self.ctrl.itr.value = int(itr)
+        self.ctrl.do_eval.value = True
+        self.ctrl.stop_eval.value = False
+        self.workers.release_all()
+        self._serve_evaluation(itr)
+        reports = self.workers.gather("eval")
+        self.ctrl.do_eval.value = False
+        return select_unbiased([per_env for report in reports for per_env in report])
+
+    def _serve_evaluation(self, itr: int) -> None:
+        """GPU samplers compute the evaluation actions here."""
+
+    def _check_running(self) -> None:
+        if self.workers is None or self._shut_down:
+            raise RuntimeError("The sampler is shut down (or was never initialized).")
+
+    # -- shut-down ----------------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """Stop and join every worker; release queues and semaphores. Idempotent.
+
+        Also registered with ``atexit`` at start-up, so it runs on a normal exit too.
+        """
+        if self._shut_down:
+            return
+        self._shut_down = True
+        atexit.unregister(self.shutdown)
+        if self.workers is not None:
+            self.workers.stop()
+        # Drop the semaphores so that named ones (spawn/forkserver) are unlinked right away.
+        self.syncs, self.ctrl = [], AttrDict()
+        if self.workers is not None:
+            self.workers.start_semaphores, self.workers.wake_on_stop = [], []
+        gc.collect()
+
+
+def default_start_method() -> str:
+    """The default start method: fork where available (Linux), else the platform default."""
+    if sys.platform.startswith("linux") and "fork" in mp.get_all_start_methods():
+        return "fork"
+    return mp.get_start_method(allow_none=False)
+
+
+def split_ranks(ranks: list[int], n_worker: int) -> list[list[int]]:
+    """Contiguous blocks of ``ranks``, as even as possible (the first ones get the extras)."""
+    n, extra = divmod(len(ranks), n_worker)
+    blocks, start = [], 0
+    for w in range(n_worker):
+        size = n + (1 if w < extra else 0)
+        blocks.append(ranks[start : start + size])
+        start += size
+    return blocks
+
+
+def nbytes_of(example: Any) -> int:
+    """Bytes of one example value (a leaf or a nested namedtuple; None fields count 0)."""
+    if example is None:
+        return 0
+    if isinstance(example, tuple):
+        return sum(nbytes_of(field) for field in example)
+    return int(np.asarray(example).nbytes)

@@ -1,0 +1,95 @@
+"""Action servers: the master's side of GPU sampling, one batched agent step per time step.
+
+Who waits on what, per time step (``obs_ready``/``act_ready``: one semaphore pair per worker):
+
+- the worker releases its ``obs_ready`` when its block of the step buffer holds the new
+  observation (and the previous action, reward and done);
+- the server acquires every worker's ``obs_ready`` (watching for dead workers while it waits),
+  resets the recurrent state of envs that were ``done`` (mid-batch-reset collectors), runs
+  ``agent.step`` once over all envs, writes the action into the step buffer and the agent
+  fields of ``samples_np[t]``, then releases every ``act_ready``;
+- the worker acquires ``act_ready`` (watching that the master lives) and steps its envs.
+
+After the last step each worker releases ``obs_ready`` once more with the final observation:
+the server computes ``bootstrap_value`` and resets the recurrent state of envs that ended
+(before the value for mid-batch resets, where the env restarted; after it for wait-reset
+collectors, where the env restarts only before the next batch), exactly as the CPU collectors
+do, so every sampler gives the same samples; then it releases ``act_ready`` a last time, which
+tells the workers it has stopped reading the step buffer (wait-reset workers then reset their
+finished envs, overlapping the training).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlpyt.utils.buffer import numpify_buffer
+
+
+class ActionServer:
+    """Mixin of GpuSampler: serves actions for all envs, for training and for evaluation."""
+
+    def serve_actions(self, itr: int) -> None:
+        """Run the agent for ``batch_T`` steps while the workers step their envs."""
+        step_np, step_pyt = self.step_buffer_np, self.step_buffer_pyt
+        agent_buf = self.samples_np.agent
+        obs_ready = [sync.obs_ready for sync in self.syncs]
+        act_ready = [sync.act_ready for sync in self.syncs]
+        inputs = (step_pyt.observation, step_pyt.action, step_pyt.reward)
+        for t in range(self.batch_spec.T):
+            self._acquire_all(obs_ready)
+            if t > 0 and self.mid_batch_reset:
+                self._reset_done(step_np.done)
+            action, agent_info = self.agent.step(*inputs)
+            action = action.numpy()
+            step_np.action[:] = action
+            agent_buf.action[t] = action
+            if agent_info:
+                agent_buf.agent_info[t] = numpify_buffer(agent_info)
+            _release_all(act_ready)
+        self._acquire_all(obs_ready)  # the final observation
+        self._finish_batch(inputs, step_np.done)
+        _release_all(act_ready)  # done reading: workers may reset envs between batches
+
+    def _finish_batch(self, inputs: tuple, done: np.ndarray) -> None:
+        if self.mid_batch_reset:
+            self._reset_done(done)
+        if "bootstrap_value" in self.samples_np.agent:
+            self.samples_np.agent.bootstrap_value[0] = self.agent.value(*inputs).numpy()
+        if not self.mid_batch_reset:
+            self._reset_done(done)
+
+    def _reset_done(self, done: np.ndarray) -> None:
+        for b in np.flatnonzero(done):
+            self.agent.reset_one(idx=b)
+
+    def _acquire_all(self, semaphores: list) -> None:
+        for semaphore in semaphores:
+            self.workers.acquire(semaphore, "observations from the sampler workers")
+
+    def serve_actions_evaluation(self, itr: int) -> None:
+        """Run the agent for the eval envs until none is active or ``max_T`` steps ran."""
+        step_np, step_pyt = self.eval_step_buffer_np, self.eval_step_buffer_pyt
+        syncs = [
+            sync for sync, ranks in zip(self.syncs, self.worker_eval_ranks, strict=True) if ranks
+        ]
+        obs_ready = [sync.eval_obs_ready for sync in syncs]
+        act_ready = [sync.eval_act_ready for sync in syncs]
+        inputs = (step_pyt.observation, step_pyt.action, step_pyt.reward)
+        self.agent.reset()
+        for t in range(self._eval_max_T()):
+            self._acquire_all(obs_ready)
+            if not self.eval_active.any():
+                self.ctrl.stop_eval.value = True
+                _release_all(act_ready)
+                break
+            if t > 0:
+                self._reset_done(step_np.done)
+            action, _agent_info = self.agent.step(*inputs)
+            step_np.action[:] = action.numpy()
+            _release_all(act_ready)
+
+
+def _release_all(semaphores: list) -> None:
+    for semaphore in semaphores:
+        semaphore.release()
