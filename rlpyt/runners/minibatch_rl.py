@@ -143,7 +143,7 @@ class MinibatchRlBase(BaseRunner):
             algo_state_dict=self.algo.state_dict(),
             sampler_state=self.sampler.state_dict(),
             runner_state=self.runner_state(),
-            rnn_state=getattr(self.agent, "prev_rnn_state", None),
+            rnn_state=getattr(self.agent, "sampling_rnn_state", None),
             rng_state=get_rng_state(),
         )
 
@@ -172,7 +172,7 @@ class MinibatchRlBase(BaseRunner):
         self.algo.load_state_dict(snapshot["algo_state_dict"])
         self.sampler.load_state_dict(snapshot["sampler_state"])
         if snapshot.get("rnn_state") is not None:
-            self.agent.prev_rnn_state = snapshot["rnn_state"]
+            self.agent.sampling_rnn_state = snapshot["rnn_state"]
         state = snapshot["runner_state"]
         self._cum_completed_trajs = state["cum_completed_trajs"]
         self._traj_infos.extend(state["traj_infos"])

@@ -91,13 +91,18 @@ class ClassicFfModel(torch.nn.Module):
 
 
 class ClassicLstmModel(torch.nn.Module):
-    """MLP -> LSTM (with one-hot previous action and previous reward) -> policy and value heads.
+    """Separate actor and critic: each an MLP -> LSTM (with one-hot previous action and reward).
+
+    The critic regresses unnormalised returns, whose gradients would swamp a shared trunk and
+    starve the policy (seen on CartPole without velocities); two LSTMs keep them apart. The
+    recurrent state holds both, concatenated along the hidden dim: ``h, c`` are
+    ``[1, B, 2 * lstm_size]`` (actor first), so agents and samplers see one ``RnnState``.
 
     Args:
         observation_shape: Shape of one observation (flattened inside).
         action_size: Number of discrete actions ``A``.
-        hidden_sizes: Hidden sizes of the MLP before the LSTM (None -> ``[64]``).
-        lstm_size: Hidden size ``H`` of the one-layer LSTM.
+        hidden_sizes: Hidden sizes of each MLP before its LSTM (None -> ``[64]``).
+        lstm_size: Hidden size ``H`` of each one-layer LSTM.
         nonlinearity: Module class after each MLP layer.
     """
 
@@ -111,13 +116,18 @@ class ClassicLstmModel(torch.nn.Module):
     ):
         super().__init__()
         self._obs_ndim = len(observation_shape)
+        self.lstm_size = lstm_size
         input_size = int(np.prod(observation_shape))
         hidden_sizes = [64] if hidden_sizes is None else hidden_sizes
-        self.mlp = MlpModel(input_size, hidden_sizes, None, nonlinearity)
-        self.lstm = torch.nn.LSTM(self.mlp.output_size + action_size + 1, lstm_size)
+        self.pi_mlp = MlpModel(input_size, hidden_sizes, None, nonlinearity)
+        self.v_mlp = MlpModel(input_size, hidden_sizes, None, nonlinearity)
+        lstm_input_size = self.pi_mlp.output_size + action_size + 1
+        self.pi_lstm = torch.nn.LSTM(lstm_input_size, lstm_size)
+        self.v_lstm = torch.nn.LSTM(lstm_input_size, lstm_size)
         self.pi = torch.nn.Linear(lstm_size, action_size)
         self.value = torch.nn.Linear(lstm_size, 1)
-        orthogonal_init(self.mlp, HIDDEN_GAIN)
+        orthogonal_init(self.pi_mlp, HIDDEN_GAIN)
+        orthogonal_init(self.v_mlp, HIDDEN_GAIN)
         orthogonal_init(self.pi, POLICY_GAIN)
         orthogonal_init(self.value, VALUE_GAIN)
 
@@ -128,31 +138,37 @@ class ClassicLstmModel(torch.nn.Module):
         prev_reward: torch.Tensor,
         init_rnn_state: Any,
     ) -> tuple[torch.Tensor, torch.Tensor, Any]:
-        """Run the LSTM over the ``T`` steps given.
+        """Run both LSTMs over the ``T`` steps given.
 
         Args:
             observation: ``[..., *observation_shape]``, leading ``[]``, ``[B]`` or ``[T, B]``.
             prev_action: ``[..., A]`` float, already one-hot (the agent converts it).
             prev_reward: ``[...]``.
-            init_rnn_state: ``RnnState(h, c)`` each ``[1, B, H]``, or None for zeros.
+            init_rnn_state: ``RnnState(h, c)`` each ``[1, B, 2 * H]``, or None for zeros.
 
         Returns:
-            ``pi [..., A]``, ``v [...]`` and the next ``RnnState``.
+            ``pi [..., A]``, ``v [...]`` and the next ``RnnState`` (each ``[1, B, 2 * H]``).
         """
         lead_dim, T, B, _ = infer_leading_dims(observation, self._obs_ndim)
-        mlp_out = self.mlp(observation.reshape(T * B, -1).to(torch.float32))
-        lstm_input = torch.cat(
-            [
-                mlp_out.reshape(T, B, -1),
-                prev_action.reshape(T, B, -1).to(mlp_out.dtype),
-                prev_reward.reshape(T, B, 1).to(mlp_out.dtype),
-            ],
-            dim=2,
-        )
-        hc = None if init_rnn_state is None else tuple(init_rnn_state)  # (h, c)
-        lstm_out, (hn, cn) = self.lstm(lstm_input, hc)
-        lstm_flat = lstm_out.reshape(T * B, -1)
-        pi = F.softmax(self.pi(lstm_flat), dim=-1)
-        v = self.value(lstm_flat).squeeze(-1)
+        obs_flat = observation.reshape(T * B, -1).to(torch.float32)
+        extra = [
+            prev_action.reshape(T, B, -1).to(obs_flat.dtype),
+            prev_reward.reshape(T, B, 1).to(obs_flat.dtype),
+        ]
+        H = self.lstm_size
+        if init_rnn_state is None:
+            pi_state = v_state = None
+        else:
+            h, c = init_rnn_state
+            # cuDNN wants contiguous states; slices of the last dim are not.
+            pi_state = (h[..., :H].contiguous(), c[..., :H].contiguous())
+            v_state = (h[..., H:].contiguous(), c[..., H:].contiguous())
+        pi_in = torch.cat([self.pi_mlp(obs_flat).reshape(T, B, -1), *extra], dim=2)
+        v_in = torch.cat([self.v_mlp(obs_flat).reshape(T, B, -1), *extra], dim=2)
+        pi_out, (pi_h, pi_c) = self.pi_lstm(pi_in, pi_state)
+        v_out, (v_h, v_c) = self.v_lstm(v_in, v_state)
+        pi = F.softmax(self.pi(pi_out.reshape(T * B, -1)), dim=-1)
+        v = self.value(v_out.reshape(T * B, -1)).squeeze(-1)
         pi, v = restore_leading_dims((pi, v), lead_dim, T, B)
-        return pi, v, RnnState(h=hn, c=cn)
+        next_state = RnnState(h=torch.cat([pi_h, v_h], dim=-1), c=torch.cat([pi_c, v_c], dim=-1))
+        return pi, v, next_state

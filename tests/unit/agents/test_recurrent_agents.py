@@ -19,7 +19,8 @@ from tests.unit.agents.agent_helpers import (
 
 H = 8  # lstm size used below
 RECURRENT = [
-    (ClassicLstmAgent, classic_spaces, {"lstm_size": H}, discrete_inputs),
+    # Actor and critic LSTMs of H // 2 each: the recorded state is H wide.
+    (ClassicLstmAgent, classic_spaces, {"lstm_size": H // 2}, discrete_inputs),
     (AtariLstmAgent, atari_spaces, {"fc_sizes": 16, "lstm_size": H}, discrete_inputs),
     (MujocoLstmAgent, mujoco_spaces, {"hidden_sizes": [16], "lstm_size": H}, continuous_inputs),
 ]

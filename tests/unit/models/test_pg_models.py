@@ -72,7 +72,7 @@ def _lstm_models():
     return [
         (AtariLstmModel(IMG, A, fc_sizes=16, lstm_size=8), _image, _onehot, 8),
         (MujocoLstmModel(OBS, A, hidden_sizes=[16], lstm_size=8), _obs, _act, 8),
-        (ClassicLstmModel(OBS, A, lstm_size=8), _obs, _onehot, 8),
+        (ClassicLstmModel(OBS, A, lstm_size=4), _obs, _onehot, 8),  # actor + critic: 2 x 4
     ]
 
 
@@ -185,6 +185,7 @@ def test_classic_ff_initialization():
 
 def test_classic_lstm_defaults():
     model = ClassicLstmModel(OBS, A)
-    assert model.lstm.hidden_size == 64 and model.lstm.input_size == 64 + A + 1
+    for lstm in (model.pi_lstm, model.v_lstm):
+        assert lstm.hidden_size == 64 and lstm.input_size == 64 + A + 1
     pi, v, state = model(_obs(()), _onehot(()), torch.zeros(()), None)
-    assert pi.shape == (A,) and v.shape == () and state.c.shape == (1, 1, 64)
+    assert pi.shape == (A,) and v.shape == () and state.c.shape == (1, 1, 128)
