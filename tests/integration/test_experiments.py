@@ -100,10 +100,12 @@ def test_every_config_builds_its_components(script, key):
     model_kwargs = agent.make_env_to_model_kwargs(env_spaces(script, runner))
     model = agent.ModelCls(**model_kwargs, **config["model"])
     assert sum(p.numel() for p in model.parameters()) > 0
+    algo = runner.algo  # The optimizer is made in algo.initialize(); build it the same way.
+    algo.OptimCls(model.parameters(), lr=algo.learning_rate, **algo.optim_kwargs)
 
 
 @pytest.mark.parametrize("script", sorted(TRAIN_SCRIPTS))
-@pytest.mark.parametrize("section", ["agent", "algo", "runner", "sampler", "model", "env"])
+@pytest.mark.parametrize("section", ["agent", "algo", "runner", "sampler", "model", "optim", "env"])
 def test_misspelt_config_key_fails_at_construction(script, section):
     config = next(iter(configs_of(script).values()))
     config = {name: dict(values) for name, values in config.items()}
@@ -114,10 +116,12 @@ def test_misspelt_config_key_fails_at_construction(script, section):
             module.build_runner(config)
         return
     runner = module.build_runner(config)
-    if section == "model":
+    if section in ("model", "optim"):
         model_kwargs = runner.agent.make_env_to_model_kwargs(env_spaces(script, runner))
         with pytest.raises(TypeError, match="learning_rte"):
-            runner.agent.ModelCls(**model_kwargs, **config["model"])
+            model = runner.agent.ModelCls(**model_kwargs, **config["model"])
+            algo = runner.algo
+            algo.OptimCls(model.parameters(), lr=algo.learning_rate, **algo.optim_kwargs)
     elif not script.startswith("mujoco/") or HAVE_MUJOCO:
         with pytest.raises(TypeError, match="learning_rte"):
             runner.sampler.EnvCls(**runner.sampler.env_kwargs)

@@ -32,6 +32,9 @@ from rlpyt.utils.launching.cpus import ALLOWED_CPUS_ENV
 from rlpyt.utils.launching.exp_launcher import log_exps_tree, log_num_launched
 from rlpyt.utils.launching.variant import save_variant
 
+# Without Tune's own loggers, its result analysis warns that trial metrics are missing.
+_TUNE_ANALYSIS_LOGGER = "ray.tune.analysis.experiment_analysis"
+
 
 @dataclasses.dataclass
 class ClusterRun:
@@ -375,10 +378,6 @@ def _environment(**variables: str) -> Iterator[None]:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
-
-
-# Without Tune's own loggers its result analysis warns that trial metrics are missing.
-_TUNE_ANALYSIS_LOGGER = "ray.tune.analysis.experiment_analysis"
 
 
 @contextmanager

@@ -10,6 +10,8 @@ updated by the variant in ``<log_dir>/variant_config.json``. Logs to ``<log_dir>
 
 import sys
 
+import torch
+
 from rlpyt.agents.pg.classic import ClassicFfAgent
 from rlpyt.algos.pg.a2c import A2C
 from rlpyt.envs.gym import make as gym_make
@@ -25,6 +27,7 @@ from rlpyt.utils.logging.context import logger_context
 # GpuSampler + GpuResetCollector): all samplers take the same keywords.
 SamplerCls = SerialSampler
 CollectorCls = CpuResetCollector
+OptimCls = torch.optim.RMSprop  # RL-zoo's optimizer for A2C; its keywords are config["optim"].
 
 
 def build_runner(config, affinity=None):
@@ -35,7 +38,7 @@ def build_runner(config, affinity=None):
         CollectorCls=CollectorCls,
         **config["sampler"],
     )
-    algo = A2C(optim_kwargs=config["optim"], **config["algo"])
+    algo = A2C(OptimCls=OptimCls, optim_kwargs=config["optim"], **config["algo"])
     agent = ClassicFfAgent(model_kwargs=config["model"], **config["agent"])
     return MinibatchRl(
         algo=algo, agent=agent, sampler=sampler, affinity=affinity, **config["runner"]

@@ -13,10 +13,11 @@ Keys:
 """
 
 import copy
+from typing import Any
 
-configs: dict[str, dict] = dict()
+configs: dict[str, dict[str, Any]] = dict()
 
-config = dict(
+config: dict[str, Any] = dict(
     agent=dict(),
     algo=dict(
         discount=0.99,

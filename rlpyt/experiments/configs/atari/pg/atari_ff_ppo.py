@@ -8,9 +8,11 @@ Keys:
         batch (PPO's default 4 minibatches x 4 epochs, ratio clip 0.1), 50M steps.
 """
 
-configs: dict[str, dict] = dict()
+from typing import Any
 
-config = dict(
+configs: dict[str, dict[str, Any]] = dict()
+
+config: dict[str, Any] = dict(
     agent=dict(),
     algo=dict(
         discount=0.99,

@@ -7,9 +7,11 @@ Keys:
     "0": the feed-forward PPO config ("0" of ``atari_ff_ppo``) on one frame per observation.
 """
 
-configs: dict[str, dict] = dict()
+from typing import Any
 
-config = dict(
+configs: dict[str, dict[str, Any]] = dict()
+
+config: dict[str, Any] = dict(
     agent=dict(),
     algo=dict(
         discount=0.99,

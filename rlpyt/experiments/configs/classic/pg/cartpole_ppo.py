@@ -10,9 +10,11 @@ Keys:
         0.98, GAE lambda 0.8, normalized advantages, 64-64 tanh MLPs, 100k steps.
 """
 
-configs: dict[str, dict] = dict()
+from typing import Any
 
-config = dict(
+configs: dict[str, dict[str, Any]] = dict()
+
+config: dict[str, Any] = dict(
     agent=dict(),
     algo=dict(
         discount=0.98,

@@ -11,9 +11,11 @@ Keys:
         discount 0.9, GAE lambda 0.95, 64-64 tanh MLPs, 100k steps.
 """
 
-configs: dict[str, dict] = dict()
+from typing import Any
 
-config = dict(
+configs: dict[str, dict[str, Any]] = dict()
+
+config: dict[str, Any] = dict(
     agent=dict(),
     algo=dict(
         discount=0.9,

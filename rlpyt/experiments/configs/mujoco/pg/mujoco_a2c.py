@@ -10,9 +10,11 @@ Keys:
         ``Hopper-v5`` (rlpyt used ``Hopper-v3``, which needs the retired mujoco-py).
 """
 
-configs: dict[str, dict] = dict()
+from typing import Any
 
-config = dict(
+configs: dict[str, dict[str, Any]] = dict()
+
+config: dict[str, Any] = dict(
     agent=dict(),
     algo=dict(
         discount=0.99,
