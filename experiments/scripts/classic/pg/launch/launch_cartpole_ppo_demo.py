@@ -86,7 +86,7 @@ Open the sweep in viskit (git clone https://github.com/vitchyr/viskit):
     python viskit/frontend.py {exp_dir}
     then pick y = ReturnAverage, x = Diagnostics/CumSteps, split series by algo.learning_rate.
 Replot, e.g. another column:
-    python -m rlpyt.plot {exp_dir} --y DiscountedReturnAverage --group algo.learning_rate
+    python -m rlpyt.plot {exp_dir} --y entropyAverage --group algo.learning_rate
 TensorBoard: these runs wrote no event files (the train script would need
     logger_context(..., use_summary_writer=True)); with them: tensorboard --logdir {exp_dir}
 """
