@@ -3,7 +3,7 @@
 from setuptools import find_packages, setup
 
 EXTRAS = {
-    "test": ["pytest>=8", "pytest-timeout>=2.3", "tensorboard>=2.14"],
+    "test": ["pytest>=8", "pytest-timeout>=2.3", "tensorboard>=2.14", "submitit>=1.5"],
     "dev": ["ruff>=0.6", "mypy>=1.10"],
     "tensorboard": ["tensorboard>=2.14"],
     "mujoco": ["gymnasium[mujoco]>=1.0"],

@@ -74,8 +74,9 @@ class TrajInfo(AttrDict):
         self.Length += 1
         self.Return += reward
         self.NonzeroRewards += reward != 0
-        self.DiscountedReturn += self._cur_discount * reward
-        self._cur_discount *= self._discount
+        # Read the instance's entry: attribute lookup would find the class default first.
+        self.DiscountedReturn += self["_cur_discount"] * reward
+        self["_cur_discount"] *= self["_discount"]
 
     def terminate(self, observation: Any) -> TrajInfo:
         """Close the trajectory (hook for subclasses); returns self."""
