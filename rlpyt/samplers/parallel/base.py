@@ -17,11 +17,13 @@ calls, no worker touches the samples buffer, so the algorithm may read it freely
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import gc
 import multiprocessing as mp
 import os
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -53,6 +55,7 @@ class ParallelSamplerBase(BaseSampler):
     """
 
     gpu = False
+    alternating = False
 
     def __init__(
         self,
@@ -108,8 +111,7 @@ class ParallelSamplerBase(BaseSampler):
         self.global_B = B * world_size
         env_ranks = list(range(rank * B, (rank + 1) * B))
         self.n_worker = self._get_n_worker(self.affinity)
-        self.worker_env_ranks = split_ranks(env_ranks, self.n_worker)
-        self.worker_eval_ranks = split_ranks(list(range(self.eval_n_envs)), self.n_worker)
+        self._layout(env_ranks)
         env = self.EnvCls(**self.env_kwargs)
         try:
             self._agent_init(agent, env, self.global_B, env_ranks)
@@ -125,6 +127,11 @@ class ParallelSamplerBase(BaseSampler):
         workers_cpus = affinity.get("workers_cpus")
         n_worker = len(workers_cpus) if workers_cpus else len(allowed_cpus())
         return max(1, min(n_worker, self.batch_spec.B))
+
+    def _layout(self, env_ranks: list[int]) -> None:
+        """Which global env (and eval env) indexes each worker steps."""
+        self.worker_env_ranks = split_ranks(env_ranks, self.n_worker)
+        self.worker_eval_ranks = split_ranks(list(range(self.eval_n_envs)), self.n_worker)
 
     def _agent_init(self, agent: Any, env: Any, global_B: int, env_ranks: list[int]) -> None:  # noqa: N803
         raise NotImplementedError
@@ -245,9 +252,10 @@ class ParallelSamplerBase(BaseSampler):
         self._check_running()
         self.ctrl.itr.value = int(itr)
         self.ctrl.do_eval.value = False
-        self.workers.release_all()
-        self._serve_batch(itr)
-        reports = self.workers.gather("batch")
+        with self._shutdown_on_error():
+            self.workers.release_all()
+            self._serve_batch(itr)
+            reports = self.workers.gather("batch")
         return self.samples_pyt, [traj_info for report in reports for traj_info in report]
 
     def _serve_batch(self, itr: int) -> None:
@@ -265,14 +273,27 @@ class ParallelSamplerBase(BaseSampler):
         self.ctrl.itr.value = int(itr)
         self.ctrl.do_eval.value = True
         self.ctrl.stop_eval.value = False
-        self.workers.release_all()
-        self._serve_evaluation(itr)
-        reports = self.workers.gather("eval")
+        with self._shutdown_on_error():
+            self.workers.release_all()
+            self._serve_evaluation(itr)
+            reports = self.workers.gather("eval")
         self.ctrl.do_eval.value = False
         return select_unbiased([per_env for report in reports for per_env in report])
 
     def _serve_evaluation(self, itr: int) -> None:
         """GPU samplers compute the evaluation actions here."""
+
+    @contextlib.contextmanager
+    def _shutdown_on_error(self) -> Iterator[None]:
+        """Shut down on any exception, then let it go on.
+
+        An exception mid-protocol (a worker error, Ctrl-C) leaves the workers out of step.
+        """
+        try:
+            yield
+        except BaseException:
+            self.shutdown()
+            raise
 
     def _check_running(self) -> None:
         if self.workers is None or self._shut_down:

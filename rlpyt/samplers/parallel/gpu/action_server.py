@@ -21,9 +21,12 @@ finished envs, overlapping the training).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from rlpyt.utils.buffer import numpify_buffer
+from rlpyt.utils.collections import AttrDict
 
 
 class ActionServer:
@@ -93,3 +96,118 @@ class ActionServer:
 def _release_all(semaphores: list) -> None:
     for semaphore in semaphores:
         semaphore.release()
+
+
+class AlternatingActionServer(ActionServer):
+    """Mixin of AlternatingSampler: the two env groups take turns with the agent.
+
+    Per time step, for group ``alt`` in (0, 1): acquire the group's ``obs_ready``, run the agent
+    on its half of the step buffer, release its ``act_ready``; so group 0 steps its envs while
+    the agent serves group 1, and the other way round. Alternating recurrent agents keep one
+    state per group and switch on every step; ``reset_one`` indexes are local to the group.
+    """
+
+    def serve_actions(self, itr: int) -> None:
+        """Serve ``batch_T`` steps, alternating between the two groups."""
+        groups = self._groups()
+        for t in range(self.batch_spec.T):
+            for group in groups:
+                self._acquire_all(group.obs_ready)
+                self._serve_group(t, group)
+                _release_all(group.act_ready)
+        for group in groups:
+            self._acquire_all(group.obs_ready)  # the final observations
+        self._finish_groups(groups)
+
+    def _groups(self) -> list:
+        return [
+            AttrDict(
+                envs=envs,
+                step_np=self.step_buffer_np[envs],
+                step_pyt=self.step_buffer_pyt[envs],
+                obs_ready=[self.syncs[w].obs_ready for w in workers],
+                act_ready=[self.syncs[w].act_ready for w in workers],
+            )
+            for envs, workers in zip(self.group_slices, self.group_workers, strict=True)
+        ]
+
+    def _serve_group(self, t: int, group: Any) -> None:
+        step_np, step_pyt = group.step_np, group.step_pyt
+        agent_buf = self.samples_np.agent
+        if t > 0 and self.mid_batch_reset:
+            self._reset_done(step_np.done)
+        action, agent_info = self.agent.step(step_pyt.observation, step_pyt.action, step_pyt.reward)
+        action = action.numpy()
+        step_np.action[:] = action
+        agent_buf.action[t, group.envs] = action
+        if agent_info:
+            agent_buf.agent_info[t, group.envs] = numpify_buffer(agent_info)
+
+    def _finish_groups(self, groups: list) -> None:
+        """Bootstrap values and rnn resets per group, then tell the workers we are done."""
+        for group in groups:
+            step_pyt, done = group.step_pyt, group.step_np.done
+            if self.mid_batch_reset:
+                self._reset_done(done)
+            if "bootstrap_value" in self.samples_np.agent:
+                value = self.agent.value(step_pyt.observation, step_pyt.action, step_pyt.reward)
+                self.samples_np.agent.bootstrap_value[0, group.envs] = value.numpy()
+            if not self.mid_batch_reset:
+                self._reset_done(done)
+            self.agent.toggle_alt()  # value() does not advance the state: switch by hand
+        for group in groups:
+            _release_all(group.act_ready)
+
+    def serve_actions_evaluation(self, itr: int) -> None:
+        """Evaluation: all eval workers each step, the agent once per group (no overlap)."""
+        step_np, step_pyt = self.eval_step_buffer_np, self.eval_step_buffer_pyt
+        syncs = [
+            sync for sync, ranks in zip(self.syncs, self.worker_eval_ranks, strict=True) if ranks
+        ]
+        obs_ready = [sync.eval_obs_ready for sync in syncs]
+        act_ready = [sync.eval_act_ready for sync in syncs]
+        self.agent.reset()
+        for t in range(self._eval_max_T()):
+            self._acquire_all(obs_ready)
+            if not self.eval_active.any():
+                self.ctrl.stop_eval.value = True
+                _release_all(act_ready)
+                break
+            for envs in self.eval_group_slices:
+                if envs.stop <= envs.start:
+                    self.agent.toggle_alt()  # keep the pair of states in step
+                    continue
+                if t > 0:
+                    self._reset_done(step_np.done[envs])
+                group_pyt = step_pyt[envs]
+                action, _agent_info = self.agent.step(
+                    group_pyt.observation, group_pyt.action, group_pyt.reward
+                )
+                step_np.action[envs] = action.numpy()
+            _release_all(act_ready)
+
+
+class NoOverlapAlternatingActionServer(AlternatingActionServer):
+    """Like AlternatingActionServer, but the two groups never step their envs at once.
+
+    A group's actions are released only when the other group has finished stepping (its
+    observations arrived), so the agent serves one group while the other one steps, and the
+    groups' env steps never overlap (for workers sharing cores, e.g. hyperthread pairs).
+    """
+
+    def serve_actions(self, itr: int) -> None:
+        """Serve ``batch_T`` steps; one group steps while the agent serves the other."""
+        groups = self._groups()
+        pending = None  # the group whose actions are computed but not yet released
+        for t in range(self.batch_spec.T):
+            for alt, group in enumerate(groups):
+                self._acquire_all(group.obs_ready)
+                if pending is not None:
+                    _release_all(groups[pending].act_ready)
+                self._serve_group(t, group)
+                pending = alt
+        other = groups[1 - pending]
+        self._acquire_all(other.obs_ready)  # final observations of the other group first
+        _release_all(groups[pending].act_ready)
+        self._acquire_all(groups[pending].obs_ready)
+        self._finish_groups(groups)

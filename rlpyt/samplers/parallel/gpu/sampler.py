@@ -44,9 +44,10 @@ class GpuSamplerBase(ParallelSamplerBase):
         examples = super().initialize(agent, *args, **kwargs)
         env_ranks = [r for ranks in self.worker_env_ranks for r in ranks]
         agent.collector_initialize(global_B=self.global_B, env_ranks=env_ranks)
-        if self.seed is not None:
+        if self.seed is not None and not self.alternating:
             install_sampling_noise(agent, self.seed, self.global_B, env_ranks)
         agent.reset()
+        agent.sample_mode(itr=0)  # as CPU collectors leave their agents
         return examples
 
     def _agent_init(self, agent: Any, env: Any, global_B: int, env_ranks: list[int]) -> None:  # noqa: N803
