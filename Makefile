@@ -4,6 +4,7 @@ TORCH_SPEC ?= torch==2.13.0
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.rlpyt-installed
+RAY_STAMP := $(VENV)/.rlpyt-ray-installed
 
 .PHONY: setup demo test test-fast lint format type check bench clean
 
@@ -13,13 +14,19 @@ setup: $(STAMP)
 $(STAMP): setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet "$(TORCH_SPEC)"
-	$(BIN)/python -m pip install --quiet -e ".[test,dev,plot]"
+	$(BIN)/python -m pip install --quiet -e ".[test,dev,plot,slurm]"
 	touch $(STAMP)
 
 demo: setup
 	$(BIN)/python experiments/scripts/classic/pg/launch/launch_cartpole_ppo_demo.py
 
-test: setup
+# The tests also exercise the Ray Tune sweep, so they install the `ray` extra (large: kept out of
+# `setup`, which the demo uses).
+$(RAY_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[ray]"
+	touch $(RAY_STAMP)
+
+test: setup $(RAY_STAMP)
 	$(BIN)/python -m pytest tests
 
 test-fast: setup
