@@ -121,8 +121,7 @@ def rlpyt_run(algo_name: str, seed: int) -> tuple[float, EpisodeClock]:
 
 
 def sb3_run(algo_name: str, seed: int) -> tuple[float, EpisodeClock]:
-    from stable_baselines3 import A2C as Sb3A2C
-    from stable_baselines3 import PPO as Sb3PPO
+    import stable_baselines3 as sb3
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.env_util import make_vec_env
 
@@ -141,7 +140,7 @@ def sb3_run(algo_name: str, seed: int) -> tuple[float, EpisodeClock]:
         def linear(start):
             return lambda progress: progress * start
 
-        model = Sb3PPO(
+        model = sb3.PPO(
             "MlpPolicy",
             env,
             n_steps=32,
@@ -156,7 +155,7 @@ def sb3_run(algo_name: str, seed: int) -> tuple[float, EpisodeClock]:
             device="cpu",
         )
     else:
-        model = Sb3A2C("MlpPolicy", env, ent_coef=0.0, seed=seed, device="cpu")
+        model = sb3.A2C("MlpPolicy", env, ent_coef=0.0, seed=seed, device="cpu")
     clock.start = time.perf_counter()
     model.learn(total_timesteps=BUDGET[algo_name], callback=Clocked())
     elapsed = time.perf_counter() - clock.start
