@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections import namedtuple
 from typing import Any
 
@@ -44,7 +45,9 @@ class PolicyGradientAlgo(RlAlgorithm):
         self.world_size = world_size
         self.rank = rank
         self.optimizer = self.OptimCls(
-            agent.parameters(), lr=self.learning_rate, **self.optim_kwargs
+            agent.parameters(),
+            lr=self.learning_rate,
+            **with_foreach(self.OptimCls, self.optim_kwargs),
         )
         if self.initial_optim_state_dict is not None:
             self.optimizer.load_state_dict(self.initial_optim_state_dict)
@@ -94,6 +97,18 @@ class PolicyGradientAlgo(RlAlgorithm):
         if self.normalize_advantage:
             advantage = _normalize(advantage, valid)
         return return_, advantage, valid
+
+
+def with_foreach(OptimCls: type, optim_kwargs: dict) -> dict:  # noqa: N803
+    """``optim_kwargs`` plus ``foreach=True`` where the optimizer takes it and nobody chose.
+
+    torch uses its multi-tensor ("foreach") update only on CUDA by default; on the CPU the
+    per-parameter loop costs more than the maths for the small models of RL (about half of an
+    Adam step here). The update is the same.
+    """
+    if "foreach" in optim_kwargs or "foreach" not in inspect.signature(OptimCls).parameters:
+        return optim_kwargs
+    return {**optim_kwargs, "foreach": True}
 
 
 def initial_rnn_state(samples: Any, device: Any) -> Any:
