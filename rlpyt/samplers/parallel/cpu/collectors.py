@@ -49,6 +49,8 @@ class CpuResetCollector(DecorrelatingStartCollector):
             env_buf.observation[t] = observation
             act_pyt, agent_info = self.agent.step(obs_pyt, act_pyt, rew_pyt)
             action = act_pyt.numpy()
+            agent_info = numpify_buffer(agent_info)  # numpy rows are cheaper to index per env
+            done, env_infos = env_buf.done[t], []
             for b, env in enumerate(self.envs):
                 o, r, d, env_info = env.step(action[b])
                 traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
@@ -60,13 +62,13 @@ class CpuResetCollector(DecorrelatingStartCollector):
                     self.agent.reset_one(idx=b)
                 observation[b] = o
                 reward[b] = r
-                env_buf.done[t, b] = d
-                if env_info:
-                    env_buf.env_info[t, b] = env_info
+                done[b] = d
+                env_infos.append(env_info)
+            write_env_infos(env_buf.env_info, t, env_infos)
             agent_buf.action[t] = action
             env_buf.reward[t] = reward
             if agent_info:
-                agent_buf.agent_info[t] = numpify_buffer(agent_info)
+                agent_buf.agent_info[t] = agent_info
         # The carried action must be a buffer of our own: act_pyt is the agent's output tensor.
         agent_inputs = AgentInputs(observation, np.array(action), reward)
         if "bootstrap_value" in agent_buf:
@@ -120,11 +122,14 @@ class CpuWaitResetCollector(DecorrelatingStartCollector):
             env_buf.observation[t] = observation
             act_pyt, agent_info = self.agent.step(obs_pyt, act_pyt, rew_pyt)
             action = act_pyt.numpy()
+            agent_info = numpify_buffer(agent_info)
+            done, env_infos = env_buf.done[t], []
             for b, env in enumerate(self.envs):
                 if self.need_reset[b]:
                     action[b] = self.null_action
                     reward[b] = 0
-                    env_buf.done[t, b] = True
+                    done[b] = True
+                    env_infos.append(None)
                     continue
                 o, r, d, env_info = env.step(action[b])
                 traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
@@ -136,13 +141,13 @@ class CpuWaitResetCollector(DecorrelatingStartCollector):
                     self.need_reset[b] = True
                 observation[b] = o
                 reward[b] = r
-                env_buf.done[t, b] = d
-                if env_info:
-                    env_buf.env_info[t, b] = env_info
+                done[b] = d
+                env_infos.append(env_info)
+            write_env_infos(env_buf.env_info, t, env_infos)
             agent_buf.action[t] = action
             env_buf.reward[t] = reward
             if agent_info:
-                agent_buf.agent_info[t] = numpify_buffer(agent_info)
+                agent_buf.agent_info[t] = agent_info
         agent_inputs = AgentInputs(observation, np.array(action), reward)
         if "bootstrap_value" in agent_buf:
             value = self.agent.value(*torchify_buffer(agent_inputs))
@@ -217,3 +222,25 @@ def run_evaluation_per_env(collector: BaseEvalCollector, itr: int) -> list[list]
             break
     # Envs stop at their quota, so every env contributes at most ``quota`` trajectories.
     return done_per_env
+
+
+def write_env_infos(env_info_buf: Any, t: int, env_infos: list) -> None:
+    """Write one time step's env_info records into ``env_info_buf[t]``.
+
+    Args:
+        env_info_buf: The ``[T, B_local]`` env_info buffer (a namedarraytuple, or None).
+        t: Time index.
+        env_infos: One record per env, None for an env not stepped (wait-reset).
+    """
+    if not env_info_buf:
+        return
+    fields = env_info_buf[t]
+    flat = all(isinstance(field, np.ndarray) for field in fields)
+    if flat and all(info is not None for info in env_infos):
+        # One numpy assignment per field instead of one record assignment per env.
+        for i, field in enumerate(fields):
+            field[:] = [info[i] for info in env_infos]
+        return
+    for b, info in enumerate(env_infos):
+        if info is not None:
+            fields[b] = info

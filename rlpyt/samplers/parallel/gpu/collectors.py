@@ -23,6 +23,7 @@ import numpy as np
 
 from rlpyt.agents.base import AgentInputs
 from rlpyt.samplers.collectors import BaseEvalCollector, DecorrelatingStartCollector
+from rlpyt.samplers.parallel.cpu.collectors import write_env_infos
 from rlpyt.samplers.parallel.worker import wait_for_master
 
 
@@ -70,7 +71,7 @@ class GpuResetCollector(DecorrelatingStartCollector):
         env_buf, step = self.samples_np.env, self.step_buffer_np
         agent_info = self.samples_np.agent.agent_info[t]
         observation, action, reward, done = step.observation, step.action, step.reward, step.done
-        env_info_t = env_buf.env_info[t]
+        env_infos = []
         for b, env in enumerate(self.envs):
             o, r, d, env_info = env.step(action[b])
             traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
@@ -81,8 +82,8 @@ class GpuResetCollector(DecorrelatingStartCollector):
             observation[b] = o
             reward[b] = r
             done[b] = d
-            if env_info:
-                env_info_t[b] = env_info
+            env_infos.append(env_info)
+        write_env_infos(env_buf.env_info, t, env_infos)
         env_buf.reward[t] = reward
         env_buf.done[t] = done
 
@@ -127,11 +128,12 @@ class GpuWaitResetCollector(GpuResetCollector):
         agent_buf, env_buf, step = self.samples_np.agent, self.samples_np.env, self.step_buffer_np
         agent_info = agent_buf.agent_info[t]
         observation, action, reward, done = step.observation, step.action, step.reward, step.done
-        env_info_t = env_buf.env_info[t]
+        env_infos: list = []
         for b, env in enumerate(self.envs):
             if self.need_reset[b]:
                 action[b] = self.null_action  # also the next prev_action
                 reward[b] = 0
+                env_infos.append(None)
                 continue
             o, r, d, env_info = env.step(action[b])
             traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
@@ -144,8 +146,8 @@ class GpuWaitResetCollector(GpuResetCollector):
             observation[b] = o
             reward[b] = r
             done[b] = d
-            if env_info:
-                env_info_t[b] = env_info
+            env_infos.append(env_info)
+        write_env_infos(env_buf.env_info, t, env_infos)
         agent_buf.action[t] = action
         env_buf.reward[t] = reward
         env_buf.done[t] = done
