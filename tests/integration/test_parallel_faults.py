@@ -210,11 +210,16 @@ def read_pids(lines):
 def test_ctrl_c_stops_the_master_and_every_worker(sampler, module, start_method):
     shm_before = shm_entries()
     program = run_program(sampler, module, start_method, loop="True")
-    pids = read_pids(program.stdout)
-    assert len(pids) == 2, program.stderr.read()
-    time.sleep(0.5)  # mid-sampling
-    os.killpg(program.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group
-    _, stderr = program.communicate(timeout=30)
+    try:
+        pids = read_pids(program.stdout)
+        assert len(pids) == 2, program.stderr.read()
+        time.sleep(0.5)  # mid-sampling
+        os.killpg(program.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group
+        _, stderr = program.communicate(timeout=30)
+    finally:
+        if program.poll() is None:  # the test failed early: never leave the program running
+            os.killpg(program.pid, signal.SIGKILL)
+            program.wait()
     assert program.returncode != 0 and "KeyboardInterrupt" in stderr
     deadline = time.monotonic() + 5
     while alive(pids) and time.monotonic() < deadline:
@@ -226,7 +231,12 @@ def test_ctrl_c_stops_the_master_and_every_worker(sampler, module, start_method)
 def test_normal_exit_without_shutdown_stops_workers():
     shm_before = shm_entries()
     program = run_program("GpuSampler", "gpu.sampler", "fork", loop="itr < 3")
-    stdout, stderr = program.communicate(timeout=60)
+    try:
+        stdout, stderr = program.communicate(timeout=60)
+    finally:
+        if program.poll() is None:
+            os.killpg(program.pid, signal.SIGKILL)
+            program.wait()
     assert program.returncode == 0, stderr
     pids = read_pids(stdout.splitlines())
     assert "exit without shutdown" in stdout
