@@ -275,7 +275,7 @@ class SamplingNoise:
 
     def state_dict(self) -> dict:
         """The generator state (for exact resume)."""
-        return self.rng.bit_generator.state
+        return dict(self.rng.bit_generator.state)
 
     def load_state_dict(self, state: dict) -> None:
         """Restore the generator state."""

@@ -69,7 +69,7 @@ class ParallelSamplerBase(BaseSampler):
             raise ValueError(f"start_method must be one of {START_METHODS} or None.")
         self.start_method = start_method
         self.worker_timeout = float(worker_timeout)
-        self.workers: WorkerGroup | None = None
+        self.workers: Any = None  # a WorkerGroup once initialized
         self._shut_down = False
 
     # -- start-up ------------------------------------------------------------------------------
@@ -213,7 +213,7 @@ class ParallelSamplerBase(BaseSampler):
     def _eval_max_T(self) -> int:  # noqa: N802
         if self.eval_n_envs <= 0:
             return 0
-        return max(1, self.eval_max_steps // self.eval_n_envs)
+        return max(1, int(self.eval_max_steps or 0) // self.eval_n_envs)
 
     def _worker_kwargs_list(self) -> list[dict]:
         workers_cpus = self.affinity.get("workers_cpus")
@@ -232,7 +232,7 @@ class ParallelSamplerBase(BaseSampler):
                 sync=self.syncs[w],
                 step_buffer_np=None,
                 eval_step_buffer_np=None,
-                cpus=workers_cpus[w] if pin else None,
+                cpus=workers_cpus[w] if pin and workers_cpus else None,
             )
             kwargs_list.append(self._add_worker_buffers(kwargs, w, block))
         return kwargs_list

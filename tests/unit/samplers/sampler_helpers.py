@@ -124,10 +124,21 @@ def _mapped_by_others(names):
     return found
 
 
-def new_shm_entries(before):
-    """Entries created since ``before`` that are ours (other engineers' processes excluded)."""
-    new = shm_entries() - before
-    return new - _mapped_by_others(new) if new else set()
+def new_shm_entries(before, attempts=4):
+    """Entries created since ``before`` that are ours (other engineers' processes excluded).
+
+    An entry counts if it persists over ``attempts`` looks 0.5 s apart and no process outside
+    this process tree maps it (files being created and unlinked by others pass by).
+    """
+    left = set()
+    for attempt in range(attempts):
+        new = shm_entries() - before
+        left = new - _mapped_by_others(new) if new else set()
+        if not left:
+            return left
+        if attempt < attempts - 1:
+            time.sleep(0.5)
+    return left
 
 
 def sampler_children():

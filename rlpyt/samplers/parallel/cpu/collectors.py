@@ -50,7 +50,7 @@ class CpuResetCollector(DecorrelatingStartCollector):
             act_pyt, agent_info = self.agent.step(obs_pyt, act_pyt, rew_pyt)
             action = act_pyt.numpy()
             agent_info = numpify_buffer(agent_info)  # numpy rows are cheaper to index per env
-            done, env_infos = env_buf.done[t], []
+            done, env_infos = env_buf.done[t], list[Any]()
             for b, env in enumerate(self.envs):
                 o, r, d, env_info = env.step(action[b])
                 traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
@@ -123,7 +123,7 @@ class CpuWaitResetCollector(DecorrelatingStartCollector):
             act_pyt, agent_info = self.agent.step(obs_pyt, act_pyt, rew_pyt)
             action = act_pyt.numpy()
             agent_info = numpify_buffer(agent_info)
-            done, env_infos = env_buf.done[t], []
+            done, env_infos = env_buf.done[t], list[Any]()
             for b, env in enumerate(self.envs):
                 if self.need_reset[b]:
                     action[b] = self.null_action
@@ -205,7 +205,7 @@ def run_evaluation_per_env(collector: BaseEvalCollector, itr: int) -> list[list]
     for _ in range(collector.max_T):
         act_pyt, agent_info = agent.step(obs_pyt, act_pyt, rew_pyt)
         action = act_pyt.numpy()
-        for b in np.flatnonzero(active):
+        for b in np.flatnonzero(active).tolist():
             o, r, d, env_info = envs[b].step(action[b])
             traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
             if getattr(env_info, "traj_done", d):

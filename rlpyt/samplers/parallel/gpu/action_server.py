@@ -21,6 +21,7 @@ finished envs, overlapping the training).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,22 @@ from rlpyt.utils.collections import AttrDict
 
 class ActionServer:
     """Mixin of GpuSampler: serves actions for all envs, for training and for evaluation."""
+
+    # Provided by the sampler this is mixed into (see GpuSamplerBase, AlternatingSamplerBase).
+    agent: Any
+    batch_spec: Any
+    ctrl: Any
+    eval_active: Any
+    eval_step_buffer_np: Any
+    eval_step_buffer_pyt: Any
+    mid_batch_reset: bool
+    samples_np: Any
+    step_buffer_np: Any
+    step_buffer_pyt: Any
+    syncs: list
+    worker_eval_ranks: list
+    workers: Any
+    _eval_max_T: Callable[[], int]  # noqa: N815
 
     def serve_actions(self, itr: int) -> None:
         """Run the agent for ``batch_T`` steps while the workers step their envs."""
@@ -106,6 +123,10 @@ class AlternatingActionServer(ActionServer):
     the agent serves group 1, and the other way round. Alternating recurrent agents keep one
     state per group and switch on every step; ``reset_one`` indexes are local to the group.
     """
+
+    group_slices: list
+    group_workers: list
+    eval_group_slices: list
 
     def serve_actions(self, itr: int) -> None:
         """Serve ``batch_T`` steps, alternating between the two groups."""
@@ -198,11 +219,11 @@ class NoOverlapAlternatingActionServer(AlternatingActionServer):
     def serve_actions(self, itr: int) -> None:
         """Serve ``batch_T`` steps; one group steps while the agent serves the other."""
         groups = self._groups()
-        pending = None  # the group whose actions are computed but not yet released
+        pending = -1  # the group whose actions are computed but not yet released (-1: none)
         for t in range(self.batch_spec.T):
             for alt, group in enumerate(groups):
                 self._acquire_all(group.obs_ready)
-                if pending is not None:
+                if pending >= 0:
                     _release_all(groups[pending].act_ready)
                 self._serve_group(t, group)
                 pending = alt

@@ -179,7 +179,7 @@ class GpuEvalCollector(BaseEvalCollector):
             wait_for_master(self.sync.eval_act_ready, self.sync.quit, self.sync.parent_pid)
             if self.sync.stop_eval.value:
                 break
-            for b in np.flatnonzero(active):
+            for b in np.flatnonzero(active).tolist():
                 self._step_env(b, traj_infos, done_per_env, quota)
         return done_per_env
 
