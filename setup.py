@@ -12,6 +12,8 @@ EXTRAS = {
     "slurm": ["submitit>=1.5"],
 }
 EXTRAS["all"] = sorted({req for reqs in EXTRAS.values() for req in reqs})
+# Peers measured by benchmarks/ only (not part of "all": envpool has no wheels on some platforms).
+EXTRAS["bench"] = ["stable-baselines3>=2.3", "envpool>=0.8"]
 
 setup(
     name="rlpyt",
