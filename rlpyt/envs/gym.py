@@ -25,6 +25,7 @@ from rlpyt.envs.base import Env, EnvStep
 from rlpyt.envs.gym_info import EnvInfoWrapper, InfoConverter, infill_info, info_to_nt
 from rlpyt.spaces.gym_wrapper import GymSpaceWrapper
 
+
 class GymEnvWrapper(Env):
     """An rlpyt Env over a gymnasium env.
 

@@ -20,7 +20,7 @@ from rlpyt.utils.logging.context import logger_context
 BATCH_T, BATCH_B, LOG_STEPS = 16, 4, 128  # 2 iterations per log interval
 
 
-class Crash(Exception):
+class CrashError(Exception):
     pass
 
 
@@ -31,7 +31,7 @@ class CrashingRl(MinibatchRl):
 
     def sample_and_optimize(self, itr):
         if itr == self.crash_itr:
-            raise Crash()
+            raise CrashError()
         return super().sample_and_optimize(itr)
 
 
@@ -82,7 +82,10 @@ def run_straight_and_resumed(tmp_path, collector=None):
 
     crashing = make_runner(n_steps, collector, CrashingRl)
     log_dir = str(tmp_path / "resumed")
-    with pytest.raises(Crash), logger_context(log_dir, 0, "r", {}, "last", override_prefix=True):
+    with (
+        pytest.raises(CrashError),
+        logger_context(log_dir, 0, "r", {}, "last", override_prefix=True),
+    ):
         crashing.train()
     resumed = make_runner(n_steps, collector)
     with logger_context(log_dir, 0, "r", {}, "last", override_prefix=True, resume=True) as d:
