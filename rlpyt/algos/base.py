@@ -15,6 +15,8 @@ class RlAlgorithm:
     opt_info_fields: tuple[str, ...] = ()
     bootstrap_value = False
     update_counter = 0
+    optimizer: Any  # set by initialize / optim_initialize
+    _batch_size: int
 
     def initialize(
         self,

@@ -77,8 +77,7 @@ def build_samples_buffer(
         ``[:-1]`` views are ``action``/``prev_action`` (likewise reward/prev_reward).
     """
     del subprocess
-    if examples is None:
-        examples = get_example_outputs(agent, env)
+    examples = get_example_outputs(agent, env) if examples is None else AttrDict(examples)
     T, B = batch_spec
     all_action = buffer_from_example(examples.action, (T + 1, B), agent_shared)
     action = all_action[1:]

@@ -6,8 +6,6 @@ import inspect
 from collections import namedtuple
 from typing import Any
 
-import torch
-
 from rlpyt.algos.base import RlAlgorithm
 from rlpyt.algos.utils import (
     discount_return,
@@ -26,6 +24,14 @@ class PolicyGradientAlgo(RlAlgorithm):
 
     bootstrap_value = True
     opt_info_fields = tuple(f for f in OptInfo._fields)
+    # Hyperparameters, stored by the concrete algorithms' constructors.
+    discount: float
+    learning_rate: float
+    OptimCls: type
+    optim_kwargs: dict
+    initial_optim_state_dict: dict | None
+    gae_lambda: float
+    normalize_advantage: bool
 
     def initialize(
         self,
@@ -52,7 +58,7 @@ class PolicyGradientAlgo(RlAlgorithm):
         if self.initial_optim_state_dict is not None:
             self.optimizer.load_state_dict(self.initial_optim_state_dict)
 
-    def process_returns(self, samples: Any) -> tuple[torch.Tensor, torch.Tensor, Any]:
+    def process_returns(self, samples: Any) -> tuple[Any, Any, Any]:
         """Returns, advantages and the valid mask of a batch.
 
         Plain discounted returns when ``gae_lambda == 1``, else GAE; ``done`` cuts the
@@ -121,7 +127,7 @@ def initial_rnn_state(samples: Any, device: Any) -> Any:
     return state._make(s.transpose(0, 1).contiguous().to(device) for s in state)
 
 
-def _normalize(advantage: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
+def _normalize(advantage: Any, valid: Any) -> Any:
     if valid is None:
         mean, std = advantage.mean(), advantage.std()
     else:

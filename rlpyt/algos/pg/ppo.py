@@ -95,13 +95,22 @@ class PPO(PolicyGradientAlgo):
         mb_size = max(1, n_samples // self.minibatches)
         opt_info = OptInfo(*([] for _ in OptInfo._fields))
         for _ in range(self.epochs):
-            for idxs in iterate_mb_idxs(n_samples, mb_size, shuffle=True):
-                idxs = torch.as_tensor(idxs)
-                T_idxs = slice(None) if recurrent else idxs % T
+            for mb_idxs in iterate_mb_idxs(n_samples, mb_size, shuffle=True):
+                idxs = torch.as_tensor(mb_idxs)
+                T_idxs: Any = slice(None) if recurrent else idxs % T
                 B_idxs = idxs if recurrent else idxs // T
                 rnn_state = init_rnn_state[:, B_idxs] if recurrent else None
                 self.optimizer.zero_grad()
-                loss, entropy, perplexity = self.loss(*loss_inputs[T_idxs, B_idxs], rnn_state)
+                mb = loss_inputs[T_idxs, B_idxs]
+                loss, entropy, perplexity = self.loss(
+                    mb.agent_inputs,
+                    mb.action,
+                    mb.return_,
+                    mb.advantage,
+                    mb.valid,
+                    mb.old_dist_info,
+                    rnn_state,
+                )
                 loss.backward()
                 grad_norm = torch.nn.utils.clip_grad_norm_(
                     self.agent.parameters(), self.clip_grad_norm

@@ -35,7 +35,7 @@ class SerialSampler(BaseSampler):
         eval_CollectorCls: Any = SerialEvalCollector,  # noqa: N803
         **kwargs: Any,
     ):
-        super().__init__(
+        super().__init__(  # type: ignore[misc]  # the classes are keyword-only here
             *args, CollectorCls=CollectorCls, eval_CollectorCls=eval_CollectorCls, **kwargs
         )
         self.envs: list = []
@@ -98,7 +98,7 @@ class SerialSampler(BaseSampler):
         self.eval_envs = [self.EnvCls(**self.eval_env_kwargs) for _ in range(self.eval_n_envs)]
         if seed is not None:
             set_envs_seeds(self.eval_envs, seed + EVAL_SEED_OFFSET)
-        eval_max_T = max(1, self.eval_max_steps // self.eval_n_envs)
+        eval_max_T = max(1, int(self.eval_max_steps or 0) // self.eval_n_envs)
         self.eval_collector = self.eval_CollectorCls(
             envs=self.eval_envs,
             agent=agent,
