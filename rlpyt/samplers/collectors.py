@@ -305,3 +305,78 @@ def install_sampling_noise(
         return None
     agent.distribution = SamplingNoise(distribution, agent, seed, global_B, env_ranks)
     return agent.distribution
+
+
+def step_envs(
+    collector: Any,
+    action: Any,
+    observation: Any,
+    reward: Any,
+    done: Any,
+    agent_info: Any,
+    traj_infos: list,
+    completed: list,
+    reset_agent: Any = None,
+) -> list:
+    """Step each env of ``collector`` once, resetting it mid-batch when its trajectory ends.
+
+    Writes the next observation, reward and done of env ``b`` into row ``b`` of the given
+    ``[B_local]`` arrays (in place); ``reset_agent(idx=b)`` (if given) runs on ``done``.
+
+    Returns:
+        The env_info of every env, for ``write_env_infos``.
+    """
+    env_infos = []
+    for b, env in enumerate(collector.envs):
+        o, r, d, env_info = env.step(action[b])
+        traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
+        if getattr(env_info, "traj_done", d):
+            completed.append(traj_infos[b].terminate(o))
+            traj_infos[b] = collector.TrajInfoCls()
+            o = env.reset()
+        if d and reset_agent is not None:
+            reset_agent(idx=b)
+        observation[b] = o
+        reward[b] = r
+        done[b] = d
+        env_infos.append(env_info)
+    return env_infos
+
+
+def step_envs_waiting(
+    collector: Any,
+    action: Any,
+    observation: Any,
+    reward: Any,
+    done: Any,
+    agent_info: Any,
+    traj_infos: list,
+    completed: list,
+) -> list:
+    """Like :func:`step_envs`, but an env that is done waits (wait-reset collectors).
+
+    A waiting env is not stepped: its row records the null action, zero reward and
+    ``done=True``; its observation stays the last one. ``collector.need_reset`` /
+    ``need_env_reset`` mark the envs that ``reset_if_needed`` restarts between batches.
+    """
+    env_infos: list = []
+    for b, env in enumerate(collector.envs):
+        if collector.need_reset[b]:
+            action[b] = collector.null_action  # also the next prev_action
+            reward[b] = 0
+            done[b] = True
+            env_infos.append(None)
+            continue
+        o, r, d, env_info = env.step(action[b])
+        traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
+        if getattr(env_info, "traj_done", d):
+            completed.append(traj_infos[b].terminate(o))
+            traj_infos[b] = collector.TrajInfoCls()
+            collector.need_env_reset[b] = True
+        if d:
+            collector.need_reset[b] = True
+        observation[b] = o
+        reward[b] = r
+        done[b] = d
+        env_infos.append(env_info)
+    return env_infos

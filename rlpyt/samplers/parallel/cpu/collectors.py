@@ -17,6 +17,8 @@ from rlpyt.samplers.collectors import (
     BaseEvalCollector,
     DecorrelatingStartCollector,
     select_unbiased,
+    step_envs,
+    step_envs_waiting,
 )
 from rlpyt.utils.buffer import buffer_from_example, numpify_buffer, torchify_buffer
 
@@ -43,27 +45,24 @@ class CpuResetCollector(DecorrelatingStartCollector):
         obs_pyt, act_pyt, rew_pyt = torchify_buffer(agent_inputs)
         agent_buf.prev_action[0] = action
         env_buf.prev_reward[0] = reward
-        completed = []
+        completed: list = []
         self.agent.sample_mode(itr)
         for t in range(self.batch_T):
             env_buf.observation[t] = observation
             act_pyt, agent_info = self.agent.step(obs_pyt, act_pyt, rew_pyt)
             action = act_pyt.numpy()
             agent_info = numpify_buffer(agent_info)  # numpy rows are cheaper to index per env
-            done, env_infos = env_buf.done[t], list[Any]()
-            for b, env in enumerate(self.envs):
-                o, r, d, env_info = env.step(action[b])
-                traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
-                if getattr(env_info, "traj_done", d):
-                    completed.append(traj_infos[b].terminate(o))
-                    traj_infos[b] = self.TrajInfoCls()
-                    o = env.reset()
-                if d:
-                    self.agent.reset_one(idx=b)
-                observation[b] = o
-                reward[b] = r
-                done[b] = d
-                env_infos.append(env_info)
+            env_infos = step_envs(
+                self,
+                action,
+                observation,
+                reward,
+                env_buf.done[t],
+                agent_info,
+                traj_infos,
+                completed,
+                reset_agent=self.agent.reset_one,
+            )
             write_env_infos(env_buf.env_info, t, env_infos)
             agent_buf.action[t] = action
             env_buf.reward[t] = reward
@@ -116,33 +115,23 @@ class CpuWaitResetCollector(DecorrelatingStartCollector):
         obs_pyt, act_pyt, rew_pyt = torchify_buffer(agent_inputs)
         agent_buf.prev_action[0] = action
         env_buf.prev_reward[0] = reward
-        completed = []
+        completed: list = []
         self.agent.sample_mode(itr)
         for t in range(self.batch_T):
             env_buf.observation[t] = observation
             act_pyt, agent_info = self.agent.step(obs_pyt, act_pyt, rew_pyt)
             action = act_pyt.numpy()
             agent_info = numpify_buffer(agent_info)
-            done, env_infos = env_buf.done[t], list[Any]()
-            for b, env in enumerate(self.envs):
-                if self.need_reset[b]:
-                    action[b] = self.null_action
-                    reward[b] = 0
-                    done[b] = True
-                    env_infos.append(None)
-                    continue
-                o, r, d, env_info = env.step(action[b])
-                traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
-                if getattr(env_info, "traj_done", d):
-                    completed.append(traj_infos[b].terminate(o))
-                    traj_infos[b] = self.TrajInfoCls()
-                    self.need_env_reset[b] = True
-                if d:
-                    self.need_reset[b] = True
-                observation[b] = o
-                reward[b] = r
-                done[b] = d
-                env_infos.append(env_info)
+            env_infos = step_envs_waiting(
+                self,
+                action,
+                observation,
+                reward,
+                env_buf.done[t],
+                agent_info,
+                traj_infos,
+                completed,
+            )
             write_env_infos(env_buf.env_info, t, env_infos)
             agent_buf.action[t] = action
             env_buf.reward[t] = reward

@@ -22,7 +22,12 @@ from typing import Any
 import numpy as np
 
 from rlpyt.agents.base import AgentInputs
-from rlpyt.samplers.collectors import BaseEvalCollector, DecorrelatingStartCollector
+from rlpyt.samplers.collectors import (
+    BaseEvalCollector,
+    DecorrelatingStartCollector,
+    step_envs,
+    step_envs_waiting,
+)
 from rlpyt.samplers.parallel.cpu.collectors import write_env_infos
 from rlpyt.samplers.parallel.worker import wait_for_master
 
@@ -71,18 +76,9 @@ class GpuResetCollector(DecorrelatingStartCollector):
         env_buf, step = self.samples_np.env, self.step_buffer_np
         agent_info = self.samples_np.agent.agent_info[t]
         observation, action, reward, done = step.observation, step.action, step.reward, step.done
-        env_infos = []
-        for b, env in enumerate(self.envs):
-            o, r, d, env_info = env.step(action[b])
-            traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
-            if getattr(env_info, "traj_done", d):
-                completed.append(traj_infos[b].terminate(o))
-                traj_infos[b] = self.TrajInfoCls()
-                o = env.reset()
-            observation[b] = o
-            reward[b] = r
-            done[b] = d
-            env_infos.append(env_info)
+        env_infos = step_envs(
+            self, action, observation, reward, done, agent_info, traj_infos, completed
+        )
         write_env_infos(env_buf.env_info, t, env_infos)
         env_buf.reward[t] = reward
         env_buf.done[t] = done
@@ -128,25 +124,9 @@ class GpuWaitResetCollector(GpuResetCollector):
         agent_buf, env_buf, step = self.samples_np.agent, self.samples_np.env, self.step_buffer_np
         agent_info = agent_buf.agent_info[t]
         observation, action, reward, done = step.observation, step.action, step.reward, step.done
-        env_infos: list = []
-        for b, env in enumerate(self.envs):
-            if self.need_reset[b]:
-                action[b] = self.null_action  # also the next prev_action
-                reward[b] = 0
-                env_infos.append(None)
-                continue
-            o, r, d, env_info = env.step(action[b])
-            traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
-            if getattr(env_info, "traj_done", d):
-                completed.append(traj_infos[b].terminate(o))
-                traj_infos[b] = self.TrajInfoCls()
-                self.need_env_reset[b] = True
-            if d:
-                self.need_reset[b] = True
-            observation[b] = o
-            reward[b] = r
-            done[b] = d
-            env_infos.append(env_info)
+        env_infos = step_envs_waiting(
+            self, action, observation, reward, done, agent_info, traj_infos, completed
+        )
         write_env_infos(env_buf.env_info, t, env_infos)
         agent_buf.action[t] = action
         env_buf.reward[t] = reward
