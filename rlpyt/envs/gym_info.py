@@ -73,6 +73,7 @@ class InfoConverter:
         self.schema = NamedTupleSchema(name, fields)
         self._extra_defaults = tuple(np.asarray(v)[()] for v in extra.values())
         self._warned: set[str] = set()
+        self._constants: dict[tuple, NamedTuple] = {}  # immutable records, by extra values
 
     def _make_entry(self, key: Any, value: Any, name: str) -> tuple | None:
         if isinstance(value, Mapping):
@@ -94,6 +95,8 @@ class InfoConverter:
 
     def __call__(self, info: Any, *extra_values: Any) -> NamedTuple:
         """Convert one info dict (missing or None entries -> defaults; a non-dict is empty)."""
+        if not self._entries:  # info carries nothing numeric: records repeat, reuse them
+            return self._constant_record(extra_values)
         if not isinstance(info, Mapping):
             info = {}
         values = []
@@ -107,6 +110,17 @@ class InfoConverter:
                 values.append(self._cast(key, value, dtype, default))
         values.extend(extra_values or self._extra_defaults)
         return self.schema._make(values)
+
+    def _constant_record(self, extra_values: tuple) -> NamedTuple:
+        try:
+            return self._constants[extra_values]
+        except KeyError:
+            record = self._constants[extra_values] = self.schema._make(
+                extra_values or self._extra_defaults
+            )
+            return record
+        except TypeError:  # unhashable extra values (arrays): no reuse
+            return self.schema._make(extra_values or self._extra_defaults)
 
     def _cast(self, key: Any, value: Any, dtype: np.dtype, default: Any) -> Any:
         """``value`` in the example's dtype/shape; on mismatch the default and one warning."""

@@ -70,12 +70,14 @@ class TrajInfo(AttrDict):
         env_info: Any,
     ) -> None:
         """Account for one env step."""
+        # Item access, not attributes: AttrDict attributes go through Python-level
+        # __getattr__/__setattr__, and this runs once per env step. (Attribute lookup would
+        # also find the class default of ``_discount`` before the instance's entry.)
         reward = float(reward)
-        self.Length += 1
-        self.Return += reward
-        self.NonzeroRewards += reward != 0
-        # Read the instance's entry: attribute lookup would find the class default first.
-        self.DiscountedReturn += self["_cur_discount"] * reward
+        self["Length"] += 1
+        self["Return"] += reward
+        self["NonzeroRewards"] += reward != 0
+        self["DiscountedReturn"] += self["_cur_discount"] * reward
         self["_cur_discount"] *= self["_discount"]
 
     def terminate(self, observation: Any) -> TrajInfo:

@@ -21,6 +21,7 @@ import torch
 from rlpyt.agents.base import AgentInputs
 from rlpyt.distributions.categorical import Categorical
 from rlpyt.distributions.gaussian import Gaussian
+from rlpyt.samplers.collections import TrajInfo
 from rlpyt.utils.buffer import buffer_func, torchify_buffer
 
 NOISE_STREAM = 0x6E6F697365  # SeedSequence key of the action-noise stream, apart from envs'
@@ -115,7 +116,7 @@ class DecorrelatingStartCollector(BaseCollector):
                 action = env.action_space.sample()
                 o, r, d, env_info = env.step(action)
                 traj_infos[b].step(observations[b], action, r, d, None, env_info)
-                if getattr(env_info, "traj_done", d):
+                if trajectory_ended(env_info, d):
                     o = env.reset()
                     traj_infos[b] = self.TrajInfoCls()
                 observations[b] = o
@@ -307,6 +308,29 @@ def install_sampling_noise(
     return agent.distribution
 
 
+def trajectory_ended(env_info: Any, done: Any) -> Any:
+    """Whether the trajectory ended: ``env_info.traj_done`` if the record has it, else ``done``.
+
+    Atari envs report a lost life as ``done`` without ending the game (the trajectory). No
+    exception is raised for records without the field (this runs once per env step).
+    """
+    fields = getattr(env_info, "_fields", None)
+    if fields is None or "traj_done" not in fields:
+        return done
+    return env_info.traj_done
+
+
+def agent_info_rows(traj_infos: list, agent_info: Any) -> Any:
+    """``agent_info`` ``[B_local]`` when the TrajInfos' ``step`` may read its rows, else None.
+
+    The base ``TrajInfo.step`` ignores ``agent_info``, and making one row per env costs more than
+    its whole step, so it gets None; any subclass that overrides ``step`` gets its row.
+    """
+    if not traj_infos or agent_info is None or type(traj_infos[0]).step is TrajInfo.step:
+        return None
+    return agent_info
+
+
 def step_envs(
     collector: Any,
     action: Any,
@@ -327,10 +351,12 @@ def step_envs(
         The env_info of every env, for ``write_env_infos``.
     """
     env_infos = []
+    rows = agent_info_rows(traj_infos, agent_info)
     for b, env in enumerate(collector.envs):
         o, r, d, env_info = env.step(action[b])
-        traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
-        if getattr(env_info, "traj_done", d):
+        info_b = None if rows is None else rows[b]
+        traj_infos[b].step(observation[b], action[b], r, d, info_b, env_info)
+        if trajectory_ended(env_info, d):
             completed.append(traj_infos[b].terminate(o))
             traj_infos[b] = collector.TrajInfoCls()
             o = env.reset()
@@ -360,6 +386,7 @@ def step_envs_waiting(
     ``need_env_reset`` mark the envs that ``reset_if_needed`` restarts between batches.
     """
     env_infos: list = []
+    rows = agent_info_rows(traj_infos, agent_info)
     for b, env in enumerate(collector.envs):
         if collector.need_reset[b]:
             action[b] = collector.null_action  # also the next prev_action
@@ -368,8 +395,9 @@ def step_envs_waiting(
             env_infos.append(None)
             continue
         o, r, d, env_info = env.step(action[b])
-        traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
-        if getattr(env_info, "traj_done", d):
+        info_b = None if rows is None else rows[b]
+        traj_infos[b].step(observation[b], action[b], r, d, info_b, env_info)
+        if trajectory_ended(env_info, d):
             completed.append(traj_infos[b].terminate(o))
             traj_infos[b] = collector.TrajInfoCls()
             collector.need_env_reset[b] = True

@@ -98,10 +98,12 @@ def _map(buffer: Any, leaf: Callable[[Any], Any]) -> Any:
     """Rebuild ``buffer`` (tuple/namedtuple structure) with ``leaf`` applied at each leaf."""
     if buffer is None:
         return None
-    if is_namedtuple(buffer):
-        return buffer._make(_map(b, leaf) for b in buffer)
-    if isinstance(buffer, tuple | list):
+    if isinstance(buffer, tuple):  # checked first: this runs per sampler step
+        if hasattr(buffer, "_fields"):  # namedtuple, namedarraytuple or schema record
+            return buffer._make([_map(b, leaf) for b in buffer])
         return type(buffer)(_map(b, leaf) for b in buffer)
+    if isinstance(buffer, list):
+        return [_map(b, leaf) for b in buffer]
     return leaf(buffer)
 
 

@@ -90,7 +90,11 @@ class _ArrayTupleMixin:
     __slots__ = ()
 
     def __getitem__(self, loc: Any) -> Any:
-        return self._make(_index_fields(self, loc))  # type: ignore[attr-defined,arg-type]
+        try:  # fast path (samplers index rows once per env step)
+            values = [None if field is None else field[loc] for field in self]  # type: ignore[attr-defined]
+        except Exception:  # redo field by field, to name the failing field in the error
+            values = _index_fields(self, loc)  # type: ignore[arg-type]
+        return self._make(values)  # type: ignore[attr-defined]
 
     def __setitem__(self, loc: Any, value: Any) -> None:
         _assign_fields(self, loc, value)  # type: ignore[arg-type]

@@ -39,11 +39,7 @@ class _CategoricalMixin:
         self.distribution = Categorical(dim=int(env_spaces.action.n))
 
     def _sample(self, dist_info: DistInfo) -> torch.Tensor:
-        # Inverse-CDF sampling from uniforms: same distribution as torch.multinomial, about a
-        # third of its cost at sampler batch sizes (this is the sampler's hot path).
-        prob = dist_info.prob
-        noise = torch.rand(prob.shape[:-1], device=prob.device)
-        return self.distribution.sample(dist_info, noise=noise)
+        return self.distribution.sample(dist_info)
 
     def _model_inputs(self, *inputs: Any) -> tuple:
         # Move first, then one-hot: the integer actions are the smaller tensor to move.

@@ -19,6 +19,7 @@ from rlpyt.samplers.collectors import (
     select_unbiased,
     step_envs,
     step_envs_waiting,
+    trajectory_ended,
 )
 from rlpyt.utils.buffer import buffer_from_example, numpify_buffer, torchify_buffer
 
@@ -197,7 +198,7 @@ def run_evaluation_per_env(collector: BaseEvalCollector, itr: int) -> list[list]
         for b in np.flatnonzero(active).tolist():
             o, r, d, env_info = envs[b].step(action[b])
             traj_infos[b].step(observation[b], action[b], r, d, agent_info[b], env_info)
-            if getattr(env_info, "traj_done", d):
+            if trajectory_ended(env_info, d):
                 done_per_env[b].append(traj_infos[b].terminate(o))
                 traj_infos[b] = collector.TrajInfoCls()
                 o = envs[b].reset()

@@ -27,6 +27,7 @@ from rlpyt.samplers.collectors import (
     DecorrelatingStartCollector,
     step_envs,
     step_envs_waiting,
+    trajectory_ended,
 )
 from rlpyt.samplers.parallel.cpu.collectors import write_env_infos
 from rlpyt.samplers.parallel.worker import wait_for_master
@@ -167,7 +168,7 @@ class GpuEvalCollector(BaseEvalCollector):
         step, env = self.step_buffer_np, self.envs[b]
         o, r, d, env_info = env.step(step.action[b])
         traj_infos[b].step(step.observation[b], step.action[b], r, d, None, env_info)
-        if getattr(env_info, "traj_done", d):
+        if trajectory_ended(env_info, d):
             done_per_env[b].append(traj_infos[b].terminate(o))
             traj_infos[b] = self.TrajInfoCls()
             o = env.reset()
