@@ -100,7 +100,7 @@ def _map(buffer: Any, leaf: Callable[[Any], Any]) -> Any:
         return None
     if isinstance(buffer, tuple):  # checked first: this runs per sampler step
         if hasattr(buffer, "_fields"):  # namedtuple, namedarraytuple or schema record
-            return buffer._make([_map(b, leaf) for b in buffer])
+            return buffer._make([_map(b, leaf) for b in buffer])  # type: ignore[attr-defined]
         return type(buffer)(_map(b, leaf) for b in buffer)
     if isinstance(buffer, list):
         return [_map(b, leaf) for b in buffer]
