@@ -9,11 +9,14 @@ import os
 import pytest
 import torch
 
-from rlpyt.agents.pg.classic import ClassicFfAgent
+from rlpyt.agents.pg.classic import ClassicFfAgent, ClassicLstmAgent
 from rlpyt.algos.pg.ppo import PPO
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.runners.minibatch_rl import MinibatchRl
 from rlpyt.samplers.parallel.cpu.collectors import CpuWaitResetCollector
+from rlpyt.samplers.parallel.cpu.sampler import CpuSampler
+from rlpyt.samplers.parallel.gpu.collectors import GpuResetCollector, GpuWaitResetCollector
+from rlpyt.samplers.parallel.gpu.sampler import GpuSampler
 from rlpyt.samplers.serial.sampler import SerialSampler
 from rlpyt.utils.logging.context import logger_context
 
@@ -35,9 +38,15 @@ class CrashingRl(MinibatchRl):
         return super().sample_and_optimize(itr)
 
 
-def make_runner(n_steps, collector=None, RunnerCls=MinibatchRl):
+def make_runner(
+    n_steps,
+    collector=None,
+    RunnerCls=MinibatchRl,
+    SamplerCls=SerialSampler,
+    AgentCls=ClassicFfAgent,
+):
     kwargs = {} if collector is None else dict(CollectorCls=collector)
-    sampler = SerialSampler(
+    sampler = SamplerCls(
         EnvCls=gym_make,
         env_kwargs=dict(id="CartPole-v1"),
         batch_T=BATCH_T,
@@ -48,7 +57,7 @@ def make_runner(n_steps, collector=None, RunnerCls=MinibatchRl):
     algo = PPO(minibatches=2, epochs=2, learning_rate=3e-3)
     return RunnerCls(
         algo=algo,
-        agent=ClassicFfAgent(),
+        agent=AgentCls(),
         sampler=sampler,
         n_steps=n_steps,
         log_interval_steps=LOG_STEPS,
@@ -73,21 +82,23 @@ STAT_KEYS = (
 )
 
 
-def run_straight_and_resumed(tmp_path, collector=None):
+def run_straight_and_resumed(
+    tmp_path, collector=None, SamplerCls=SerialSampler, AgentCls=ClassicFfAgent
+):
     n_steps = 8 * BATCH_T * BATCH_B  # 8 iterations, 4 log points
-    straight = make_runner(n_steps, collector)
+    straight = make_runner(n_steps, collector, SamplerCls=SamplerCls, AgentCls=AgentCls)
     with logger_context(str(tmp_path / "straight"), 0, "r", {}, "last", override_prefix=True) as d:
         straight.train()
     straight_rows = read_rows(d)
 
-    crashing = make_runner(n_steps, collector, CrashingRl)
+    crashing = make_runner(n_steps, collector, CrashingRl, SamplerCls, AgentCls)
     log_dir = str(tmp_path / "resumed")
     with (
         pytest.raises(CrashError),
         logger_context(log_dir, 0, "r", {}, "last", override_prefix=True),
     ):
         crashing.train()
-    resumed = make_runner(n_steps, collector)
+    resumed = make_runner(n_steps, collector, SamplerCls=SamplerCls, AgentCls=AgentCls)
     with logger_context(log_dir, 0, "r", {}, "last", override_prefix=True, resume=True) as d:
         resumed.train(resume_from=True)
     return straight, straight_rows, resumed, read_rows(d)
@@ -108,6 +119,43 @@ def test_resume_is_exact(tmp_path):
 
 def test_resume_is_exact_with_wait_reset(tmp_path):
     assert_same_run(*run_straight_and_resumed(tmp_path, CpuWaitResetCollector))
+
+
+@pytest.mark.parametrize(
+    "SamplerCls, collector",
+    [
+        (CpuSampler, None),
+        (CpuSampler, CpuWaitResetCollector),
+        (GpuSampler, GpuResetCollector),
+        (GpuSampler, GpuWaitResetCollector),
+    ],
+    ids=["cpu-reset", "cpu-wait", "gpu-reset", "gpu-wait"],
+)
+def test_resume_is_exact_with_parallel_samplers(tmp_path, SamplerCls, collector):
+    # Each worker hands over its envs, carried inputs, TrajInfos and noise generator.
+    assert_same_run(*run_straight_and_resumed(tmp_path, collector, SamplerCls))
+
+
+@pytest.mark.parametrize("SamplerCls", [SerialSampler, CpuSampler])
+def test_resume_is_exact_with_a_recurrent_agent(tmp_path, SamplerCls):
+    # CPU workers step agents of their own: their recurrent state travels with the collector's.
+    run = run_straight_and_resumed(tmp_path, CpuWaitResetCollector, SamplerCls, ClassicLstmAgent)
+    assert_same_run(*run)
+
+
+def test_parallel_resume_needs_the_same_number_of_workers():
+    sampler = CpuSampler(
+        EnvCls=gym_make, env_kwargs=dict(id="CartPole-v1"), batch_T=BATCH_T, batch_B=BATCH_B
+    )
+    sampler.initialize(ClassicFfAgent(), affinity=dict(workers_cpus=[0, 0]), seed=1)
+    try:
+        state = sampler.state_dict()
+        assert len(state["workers"]) == 2
+        state["workers"] = state["workers"][:1]
+        with pytest.raises(ValueError, match="same number of workers"):
+            sampler.load_state_dict(state)
+    finally:
+        sampler.shutdown()
 
 
 def test_resume_without_snapshot_says_how(tmp_path):

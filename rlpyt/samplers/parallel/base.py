@@ -23,6 +23,7 @@ import gc
 import multiprocessing as mp
 import os
 import sys
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,8 +32,14 @@ import numpy as np
 from rlpyt.samplers.base import BaseSampler
 from rlpyt.samplers.buffer import build_samples_buffer, get_example_outputs
 from rlpyt.samplers.collections import TrajInfoFactory
-from rlpyt.samplers.collectors import select_unbiased
-from rlpyt.samplers.parallel.worker import WorkerGroup, sampling_process
+from rlpyt.samplers.collectors import SamplingNoise, select_unbiased
+from rlpyt.samplers.parallel.worker import (
+    GET_STATE,
+    NO_STATE_OP,
+    SET_STATE,
+    WorkerGroup,
+    sampling_process,
+)
 from rlpyt.samplers.serial.sampler import EVAL_SEED_OFFSET
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.launching.affinity import validate_affinity
@@ -169,6 +176,7 @@ class ParallelSamplerBase(BaseSampler):
             do_eval=ctx.RawValue(ctypes.c_bool, False),
             itr=ctx.RawValue(ctypes.c_long, 0),
             stop_eval=ctx.RawValue(ctypes.c_bool, False),
+            state_op=ctx.RawValue(ctypes.c_int, NO_STATE_OP),
         )
         self._build_parallel_ctrl(ctx)
         self._shut_down = False
@@ -230,6 +238,7 @@ class ParallelSamplerBase(BaseSampler):
                 eval_env_ranks=eval_ranks,
                 samples_np=self.samples_np[:, block],
                 sync=self.syncs[w],
+                state_queue=self.workers.state_queues[w],
                 step_buffer_np=None,
                 eval_step_buffer_np=None,
                 cpus=workers_cpus[w] if pin and workers_cpus else None,
@@ -282,6 +291,61 @@ class ParallelSamplerBase(BaseSampler):
 
     def _serve_evaluation(self, itr: int) -> None:
         """GPU samplers compute the evaluation actions here."""
+
+    # -- exact resume -------------------------------------------------------------------------
+
+    def state_dict(self) -> dict:
+        """State for exact resume (see :mod:`rlpyt.samplers.state`).
+
+        ``workers``: every worker's collector state, in rank order; ``sampling_noise``: the
+        master agent's noise generator (GPU samplers). Runs between batches, like every
+        sampler call. Envs that cannot be pickled are left out with a warning; a resumed run
+        then restarts them and is no longer exact.
+        """
+        self._check_running()
+        with self._shutdown_on_error():
+            self.ctrl.state_op.value = GET_STATE
+            self.workers.release_all()
+            workers = self.workers.gather("state")
+            self.ctrl.state_op.value = NO_STATE_OP
+        errors = sorted({s["envs_error"] for s in workers if "envs_error" in s})
+        if errors:
+            warnings.warn(
+                f"Envs cannot be pickled ({'; '.join(errors)}); resume will not be exact.",
+                stacklevel=2,
+            )
+        state: dict = {"workers": workers}
+        noise = getattr(self.agent, "distribution", None)
+        if isinstance(noise, SamplingNoise):
+            state["sampling_noise"] = noise.state_dict()
+        return state
+
+    def load_state_dict(self, state: dict) -> None:
+        """Hand each worker its saved collector state (call after ``initialize``).
+
+        Raises:
+            ValueError: the snapshot comes from a sampler with another number of workers.
+        """
+        workers = state.get("workers")
+        if workers is None:  # a snapshot without sampler state: workers keep their start
+            return
+        if len(workers) != self.n_worker:
+            raise ValueError(
+                f"The snapshot's sampler had {len(workers)} workers, this one has "
+                f"{self.n_worker}: resume with the same number of workers (affinity "
+                "workers_cpus) for an exact continuation."
+            )
+        self._check_running()
+        with self._shutdown_on_error():
+            for state_queue, worker_state in zip(self.workers.state_queues, workers, strict=True):
+                state_queue.put(worker_state)
+            self.ctrl.state_op.value = SET_STATE
+            self.workers.release_all()
+            self.workers.gather("state_loaded")
+            self.ctrl.state_op.value = NO_STATE_OP
+        noise = getattr(self.agent, "distribution", None)
+        if isinstance(noise, SamplingNoise) and "sampling_noise" in state:
+            noise.load_state_dict(state["sampling_noise"])
 
     @contextlib.contextmanager
     def _shutdown_on_error(self) -> Iterator[None]:

@@ -9,7 +9,9 @@ into a :class:`WorkerError` in the master within about a second.
 
 Worker side, :func:`sampling_process`: builds its envs (each wrapped in :class:`IndexedEnv`, so an
 exception carries the env's global index) and collectors, decorrelates, reports ``ready``, then
-loops: wait for ``start`` -> collect a batch or run an evaluation -> report. Any exception is
+loops: wait for ``start`` -> collect a batch, run an evaluation, or hand over / take back its
+collector state (``ctrl.state_op``; the master queues states on the worker's ``state_queue``)
+-> report. Any exception is
 reported with the rank, the env index and the formatted traceback, then the worker exits. A
 worker waiting for the master wakes every ``WORKER_POLL_SECONDS`` to check that the master is
 alive and has not asked it to quit, so no worker outlives its master.
@@ -28,6 +30,7 @@ from typing import Any
 
 import torch
 
+from rlpyt.samplers.state import collector_state, load_collector_state
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.launching.affinity import set_cpu_affinity
 from rlpyt.utils.seed import set_seed
@@ -36,6 +39,8 @@ POLL_SECONDS = 0.2  # master: interval of error/liveness checks while waiting on
 WORKER_POLL_SECONDS = 1.0  # worker: interval of master-liveness checks while waiting
 JOIN_SECONDS = 3.0  # shutdown: time given to workers to exit before they are terminated
 ENV_INDEX_ATTR = "rlpyt_env_index"  # set on exceptions raised by an env (its global index)
+STATE_SECONDS = 60.0  # worker: longest wait for a state the master has queued
+NO_STATE_OP, GET_STATE, SET_STATE = 0, 1, 2  # values of ctrl.state_op
 
 
 class WorkerError(RuntimeError):
@@ -192,6 +197,9 @@ def _serve_master(c: AttrDict, w: AttrDict, envs: list, eval_envs: list) -> None
     while True:
         wait_for_master(w.sync.start, c.ctrl.quit, c.parent_pid)
         itr = c.ctrl.itr.value
+        if c.ctrl.state_op.value != NO_STATE_OP:
+            agent_inputs, traj_infos = _transfer_state(c, w, collector, agent_inputs, traj_infos)
+            continue
         if c.ctrl.do_eval.value:
             per_env = [] if eval_collector is None else eval_collector.collect_per_env(itr)
             c.report_queue.put(("eval", w.rank, per_env))
@@ -199,6 +207,21 @@ def _serve_master(c: AttrDict, w: AttrDict, envs: list, eval_envs: list) -> None
         agent_inputs, traj_infos, completed = collector.collect_batch(agent_inputs, traj_infos, itr)
         c.report_queue.put(("batch", w.rank, completed))
         collector.reset_if_needed(agent_inputs)  # between batches: overlaps the training
+
+
+def _transfer_state(
+    c: AttrDict, w: AttrDict, collector: Any, agent_inputs: Any, traj_infos: list
+) -> tuple[Any, list]:
+    """Report this worker's collector state, or load the one the master queued for it."""
+    if c.ctrl.state_op.value == GET_STATE:
+        state = collector_state(collector, agent_inputs, traj_infos, c.agent)
+        c.report_queue.put(("state", w.rank, state))
+        return agent_inputs, traj_infos
+    # The master queued the state before releasing us: it is there, or about to be.
+    state = w.state_queue.get(timeout=STATE_SECONDS)
+    agent_inputs, traj_infos = load_collector_state(collector, agent_inputs, state, c.agent)
+    c.report_queue.put(("state_loaded", w.rank, None))
+    return agent_inputs, traj_infos
 
 
 def _make_collector(c: AttrDict, w: AttrDict, envs: list) -> Any:
@@ -266,6 +289,7 @@ class WorkerGroup:
         self.report_queue = ctx.Queue()
         self.quit = ctx.RawValue(ctypes.c_bool, False)
         self.start_semaphores = [ctx.Semaphore(0) for _ in range(n_worker)]
+        self.state_queues = [ctx.Queue() for _ in range(n_worker)]  # master -> worker states
         self.wake_on_stop: list = []  # more semaphores workers may wait on (GPU act_ready)
         self.processes: list = []
         self._pending: list = []  # reports read early while checking for errors
@@ -387,8 +411,9 @@ class WorkerGroup:
                 process.close()
         self.processes = []
         self._drain()
-        self.report_queue.close()
-        self.report_queue.cancel_join_thread()
+        for q in (self.report_queue, *self.state_queues):
+            q.close()
+            q.cancel_join_thread()
 
     def _drain(self) -> None:
         try:

@@ -6,17 +6,15 @@ seed. Use it to debug, and for cheap envs where one process is fast enough.
 
 from __future__ import annotations
 
-import copy
-import pickle
 import warnings
 from typing import Any
 
 from rlpyt.samplers.base import BaseSampler
 from rlpyt.samplers.buffer import build_samples_buffer
 from rlpyt.samplers.collections import TrajInfoFactory
-from rlpyt.samplers.collectors import SamplingNoise
 from rlpyt.samplers.parallel.cpu.collectors import CpuResetCollector
 from rlpyt.samplers.serial.collectors import SerialEvalCollector
+from rlpyt.samplers.state import collector_state, load_collector_state
 from rlpyt.utils.seed import set_envs_seeds
 
 EVAL_SEED_OFFSET = 1_000_003  # eval envs get seeds far from the training envs'
@@ -129,46 +127,22 @@ class SerialSampler(BaseSampler):
         self.envs, self.eval_envs = [], []
 
     def state_dict(self) -> dict:
-        """Envs (pickled), carried agent inputs and live TrajInfos, for exact resume.
+        """The collector's state for exact resume (see :mod:`rlpyt.samplers.state`).
 
         Envs that cannot be pickled are left out with a warning; a resumed run then restarts
         them, and is no longer exact.
         """
-        state: dict = {
-            "agent_inputs": copy.deepcopy(self.agent_inputs),
-            "traj_infos": copy.deepcopy(self.traj_infos),
-            "collector": _collector_state(self.collector),
-        }
-        noise = getattr(self.agent, "distribution", None)
-        if isinstance(noise, SamplingNoise):
-            state["sampling_noise"] = copy.deepcopy(noise.state_dict())
-        try:
-            state["envs"] = pickle.dumps(self.envs)
-        except Exception as exc:  # noqa: BLE001 (any pickling failure means the same)
+        state = collector_state(self.collector, self.agent_inputs, self.traj_infos, self.agent)
+        if "envs_error" in state:
             warnings.warn(
-                f"Envs cannot be pickled ({exc}); resume will not be exact.", stacklevel=2
+                f"Envs cannot be pickled ({state['envs_error']}); resume will not be exact.",
+                stacklevel=2,
             )
         return state
 
     def load_state_dict(self, state: dict) -> None:
         """Restore what :meth:`state_dict` returned (call after ``initialize``)."""
-        if "envs" in state:
-            for env in self.envs:
-                env.close()
-            self.envs = pickle.loads(state["envs"])
-            self.collector.envs = self.envs
-        self.agent_inputs = state["agent_inputs"]
-        self.traj_infos = state["traj_infos"]
-        for key, value in state.get("collector", {}).items():
-            setattr(self.collector, key, value)
-        noise = getattr(self.agent, "distribution", None)
-        if isinstance(noise, SamplingNoise) and "sampling_noise" in state:
-            noise.load_state_dict(state["sampling_noise"])
-
-
-def _collector_state(collector: Any) -> dict:
-    return {
-        key: copy.deepcopy(getattr(collector, key))
-        for key in ("need_reset", "need_env_reset")
-        if hasattr(collector, key)
-    }
+        self.agent_inputs, self.traj_infos = load_collector_state(
+            self.collector, self.agent_inputs, state, self.agent
+        )
+        self.envs = self.collector.envs

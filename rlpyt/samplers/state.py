@@ -1,0 +1,76 @@
+"""What a collector must hand over for a run to resume exactly, and how it takes it back.
+
+Every sampler saves the same thing per collector (the serial sampler for its one collector, a
+parallel sampler for each worker's): the envs (pickled), the carried agent inputs, the live
+TrajInfos, the wait-reset flags, and, where the collector steps an agent of its own (CPU
+workers), that agent's sampling-noise generator and recurrent state. Envs that cannot be
+pickled (ALE) are left out with the reason; resuming then restarts them and is no longer exact.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from typing import Any
+
+from rlpyt.samplers.collectors import SamplingNoise
+
+FLAGS = ("need_reset", "need_env_reset")  # wait-reset collectors' per-env flags
+
+
+def collector_state(collector: Any, agent_inputs: Any, traj_infos: list, agent: Any = None) -> dict:
+    """A picklable copy of everything the collector carries between batches.
+
+    Args:
+        collector: A training collector (its ``envs`` and wait-reset flags are saved).
+        agent_inputs: The carried ``AgentInputs`` (numpy, ``[B_local, ...]``; for GPU
+            collectors views of the step buffer).
+        traj_infos: The live TrajInfo of each env.
+        agent: The agent the collector steps itself (CPU workers), or None when its state is
+            saved elsewhere (the serial sampler's and the action server's agent).
+
+    Returns:
+        A dict for :func:`load_collector_state`; ``envs`` is the pickled env list, or absent
+        with ``envs_error`` saying why.
+    """
+    state: dict = {
+        "agent_inputs": copy.deepcopy(agent_inputs),
+        "traj_infos": copy.deepcopy(traj_infos),
+        "flags": {k: copy.deepcopy(getattr(collector, k)) for k in FLAGS if hasattr(collector, k)},
+    }
+    try:
+        state["envs"] = pickle.dumps(collector.envs)
+    except Exception as exc:  # noqa: BLE001 (any pickling failure means the same)
+        state["envs_error"] = f"{type(exc).__name__}: {exc}"
+    if agent is not None:
+        noise = getattr(agent, "distribution", None)
+        if isinstance(noise, SamplingNoise):
+            state["sampling_noise"] = copy.deepcopy(noise.state_dict())
+        if hasattr(type(agent), "sampling_rnn_state"):
+            state["rnn_state"] = copy.deepcopy(agent.sampling_rnn_state)
+    return state
+
+
+def load_collector_state(
+    collector: Any, agent_inputs: Any, state: dict, agent: Any = None
+) -> tuple[Any, list]:
+    """Restore what :func:`collector_state` saved; returns ``(agent_inputs, traj_infos)``.
+
+    The agent inputs are copied into the carried arrays in place (for GPU collectors those are
+    the shared step buffer the action server reads). Without pickled envs the collector keeps
+    its own, freshly started ones.
+    """
+    if "envs" in state:
+        for env in collector.envs:
+            env.close()
+        collector.envs = pickle.loads(state["envs"])
+    agent_inputs[:] = state["agent_inputs"]
+    for key, value in state["flags"].items():
+        getattr(collector, key)[:] = value
+    if agent is not None:
+        noise = getattr(agent, "distribution", None)
+        if isinstance(noise, SamplingNoise) and "sampling_noise" in state:
+            noise.load_state_dict(state["sampling_noise"])
+        if "rnn_state" in state:
+            agent.sampling_rnn_state = state["rnn_state"]
+    return agent_inputs, state["traj_infos"]
