@@ -144,12 +144,50 @@ class AtariEnv(Env):
         self._newest = self.num_img_obs - 1
         n = self.num_img_obs  # _order[i]: ring slots oldest -> newest when slot i is newest
         self._order = [np.roll(np.arange(n), n - 1 - i) for i in range(n)]
-        # Views made once, so that a step creates no array objects but the observation.
+        self._top = top
+        self._make_views()
+
+    def _make_views(self) -> None:
+        """Views made once, so that a step creates no array objects but the observation."""
+        top = self._top
         self._raw_slots = (self._raw[0], self._raw[1])
         self._frame_slots = list(self._frames)
         self._even_rows = self._max_frame[top : top + 2 * H : 2]
         self._odd_rows = self._max_frame[top + 1 : top + 2 * H : 2]
         self._column_pairs = self._row_sum.view(np.uint32)  # [H, W]: two uint16 sums each
+
+    # Views and the emulator are rebuilt on unpickling; everything else pickles as it is.
+    _UNPICKLED = (
+        "ale",
+        "_action_set",
+        "_raw_slots",
+        "_frame_slots",
+        "_even_rows",
+        "_odd_rows",
+        "_column_pairs",
+    )
+
+    def __getstate__(self) -> dict:
+        """Settings, buffers, counters and the emulator state with its RNG.
+
+        For snapshots and exact resume: an unpickled env continues exactly where this one is.
+        """
+        state = {k: v for k, v in self.__dict__.items() if k not in self._UNPICKLED}
+        state["_ale_state"] = self.ale.cloneState(include_rng=True)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        """Rebuild the emulator (ROM of this installation) and restore its saved state."""
+        ale_state = state.pop("_ale_state")
+        self.__dict__.update(state)
+        self._rom_path = rom_path(self.game)
+        self.ale = ale_py.ALEInterface()
+        self.ale.setFloat("repeat_action_probability", self.repeat_action_probability)
+        self.ale.setInt("random_seed", self._seed % (2**31))
+        self.ale.loadROM(self._rom_path)
+        self.ale.restoreState(ale_state)
+        self._action_set = list(self.ale.getMinimalActionSet())
+        self._make_views()
 
     def seed(self, seed: int | None = None) -> None:
         """Seed ALE and the no-op RNG (reloads the ROM: call ``reset()`` next).

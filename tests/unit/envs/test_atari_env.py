@@ -168,3 +168,23 @@ def test_render_returns_rgb_screen_and_close_is_idempotent():
     assert frame.shape == (210, 160, 3) and frame.dtype == np.uint8
     env.close()
     env.close()
+
+
+@pytest.mark.parametrize("sticky", [0.0, 0.25])
+def test_pickled_env_continues_exactly_where_the_original_is(sticky):
+    import pickle
+
+    env = AtariEnv("breakout", repeat_action_probability=sticky, fire_on_reset=True)
+    env.seed(5)
+    env.reset()
+    rng = np.random.default_rng(0)
+    play(env, rng.integers(4, size=60))
+    copy = pickle.loads(pickle.dumps(env))
+    # Sticky actions draw from ALE's RNG and resets from the no-op RNG: both are restored.
+    for action in rng.integers(4, size=400):
+        a, b = env.step(action), copy.step(action)
+        assert np.array_equal(a.observation, b.observation)
+        assert (a.reward, a.done, a.env_info) == (b.reward, b.done, b.env_info)
+        if a.env_info.traj_done:
+            assert np.array_equal(env.reset(), copy.reset())
+    assert copy.lives == env.lives and copy.get_action_meanings() == env.get_action_meanings()
