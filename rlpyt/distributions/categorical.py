@@ -53,11 +53,10 @@ class Categorical(DiscreteMixin, Distribution):
         prob = self._prob(dist_info)
         if noise is None:
             noise = torch.rand(prob.shape[:-1], device=prob.device)
-        cdf = torch.cumsum(prob, dim=-1)
-        # Scale by the row total so rounding in the probabilities cannot push u past the end;
-        # counting the CDF entries <= u is searchsorted(right=True) without its extra ops.
-        point = noise.to(cdf).unsqueeze(-1) * cdf[..., -1:]
-        index = (cdf <= point).sum(-1)
+        cdf = prob.cumsum(-1)
+        # Scale by the row total so rounding in the probabilities cannot push u past the end.
+        point = (noise.to(cdf) * cdf.select(-1, self.dim - 1)).unsqueeze(-1)
+        index = torch.searchsorted(cdf, point, right=True).squeeze(-1)
         return index.clamp_(max=self.dim - 1).to(self.dtype)
 
     def kl(self, old_dist_info: Any, new_dist_info: Any) -> torch.Tensor:

@@ -97,3 +97,25 @@ def test_onehot_round_trip_and_dtypes():
     assert back.dtype == torch.long and torch.equal(back, indexes)
     assert dist.from_onehot(onehot, dtype=torch.int16).dtype == torch.int16
     assert dist.to_onehot(indexes, dtype=torch.uint8).dtype == torch.uint8
+
+
+def test_onehot_matches_a_loop_for_any_integer_dtype_and_rejects_out_of_range():
+    dist = Categorical(DIM)
+    indexes = torch.tensor([[0, 3, 1], [2, 2, 0]], dtype=torch.int32)
+    onehot = dist.to_onehot(indexes)
+    for t in range(2):
+        for b in range(3):
+            want = [1.0 if a == indexes[t, b] else 0.0 for a in range(DIM)]
+            assert onehot[t, b].tolist() == want
+    onehot[0, 0, 0] = 5.0  # the result is a new tensor, never the cached identity's row
+    assert dist.to_onehot(torch.tensor(0)).tolist() == [1.0, 0.0, 0.0, 0.0]
+    with pytest.raises(IndexError):
+        dist.to_onehot(torch.tensor([DIM]))
+
+
+def test_sample_with_noise_is_the_inverse_cdf():
+    dist = Categorical(3)
+    prob = torch.tensor([[0.2, 0.0, 0.8]]).expand(5, 3)
+    noise = torch.tensor([0.0, 0.1999, 0.2, 0.5, 0.9999])
+    # CDF 0.2, 0.2, 1.0: u < 0.2 -> 0; otherwise 2 (the zero-probability action never).
+    assert dist.sample(DistInfo(prob), noise=noise).tolist() == [0, 0, 2, 2, 2]
