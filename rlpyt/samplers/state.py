@@ -63,7 +63,7 @@ def load_collector_state(
     if "envs" in state:
         for env in collector.envs:
             env.close()
-        collector.envs = pickle.loads(state["envs"])
+        collector.envs[:] = pickle.loads(state["envs"])  # in place: its owner closes them
     agent_inputs[:] = state["agent_inputs"]
     for key, value in state["flags"].items():
         getattr(collector, key)[:] = value

@@ -11,10 +11,9 @@ Worker side, :func:`sampling_process`: builds its envs (each wrapped in :class:`
 exception carries the env's global index) and collectors, decorrelates, reports ``ready``, then
 loops: wait for ``start`` -> collect a batch, run an evaluation, or hand over / take back its
 collector state (``ctrl.state_op``; the master queues states on the worker's ``state_queue``)
--> report. Any exception is
-reported with the rank, the env index and the formatted traceback, then the worker exits. A
-worker waiting for the master wakes every ``WORKER_POLL_SECONDS`` to check that the master is
-alive and has not asked it to quit, so no worker outlives its master.
+-> report. Any exception is reported with the rank, the env index and the formatted traceback,
+then the worker exits. A worker waiting for the master wakes every ``WORKER_POLL_SECONDS`` to
+check that the master is alive and has not asked it to quit, so no worker outlives its master.
 """
 
 from __future__ import annotations
@@ -169,13 +168,13 @@ def sampling_process(common_kwargs: dict, worker_kwargs: dict) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the master handles Ctrl-C and stops us
     report = c.report_queue
     envs: list = []
+    eval_envs: list = []
     try:
         initialize_worker(w.rank, c.seed, w.cpus, c.torch_threads)
         envs = build_envs(c.EnvCls, c.env_kwargs, w.env_ranks, c.seed)
         eval_seed = None if c.seed is None else c.seed + c.eval_seed_offset
         eval_envs = build_envs(c.EnvCls, c.eval_env_kwargs, w.eval_env_ranks, eval_seed)
-        envs += eval_envs
-        _serve_master(c, w, envs[: len(w.env_ranks)], eval_envs)
+        _serve_master(c, w, envs, eval_envs)  # a loaded state replaces envs' items in place
     except MasterGoneError:
         report.cancel_join_thread()  # nobody reads any more; do not block the exit
     except BaseException as exc:  # noqa: BLE001 (everything is reported to the master)
@@ -184,7 +183,7 @@ def sampling_process(common_kwargs: dict, worker_kwargs: dict) -> None:
         report.close()
         report.join_thread()  # make sure the report leaves before the process ends
     finally:
-        _close_envs(envs)
+        _close_envs(envs + eval_envs)
 
 
 def _serve_master(c: AttrDict, w: AttrDict, envs: list, eval_envs: list) -> None:

@@ -145,4 +145,3 @@ class SerialSampler(BaseSampler):
         self.agent_inputs, self.traj_infos = load_collector_state(
             self.collector, self.agent_inputs, state, self.agent
         )
-        self.envs = self.collector.envs
