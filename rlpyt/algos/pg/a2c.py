@@ -11,7 +11,7 @@ from typing import Any
 import torch
 
 from rlpyt.agents.base import AgentInputs, AgentInputsRnn
-from rlpyt.algos.pg.base import OptInfo, PolicyGradientAlgo, initial_rnn_state
+from rlpyt.algos.pg.base import PolicyGradientAlgo, initial_rnn_state, opt_info_from
 from rlpyt.utils.buffer import buffer_to
 from rlpyt.utils.tensor import valid_mean
 
@@ -63,18 +63,9 @@ class A2C(PolicyGradientAlgo):
 
     def optimize_agent(self, itr: int, samples: Any = None, sampler_itr: int | None = None) -> Any:
         """One gradient step on the whole batch; returns OptInfo with one value per field."""
-        self.optimizer.zero_grad()
         loss, entropy, perplexity = self.loss(samples)
-        loss.backward()
-        grad_norm = torch.nn.utils.clip_grad_norm_(self.agent.parameters(), self.clip_grad_norm)
-        self.optimizer.step()
-        self.update_counter += 1
-        return OptInfo(
-            loss=[loss.item()],
-            gradNorm=[float(grad_norm)],
-            entropy=[entropy.item()],
-            perplexity=[perplexity.item()],
-        )
+        grad_norm = self.clip_and_step(loss)
+        return opt_info_from([(loss.detach(), grad_norm, entropy.detach(), perplexity.detach())])
 
     def loss(self, samples: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Policy-gradient, value and entropy losses on ``[T, B]`` samples."""
@@ -94,8 +85,5 @@ class A2C(PolicyGradientAlgo):
         action = samples.agent.action.to(self.agent.device)
         logli = dist.log_likelihood(action, dist_info)
         pi_loss = -valid_mean(logli * advantage, valid)
-        value_loss = self.value_loss_coeff * valid_mean(0.5 * (value - return_) ** 2, valid)
-        entropy = dist.mean_entropy(dist_info, valid)
-        loss = pi_loss + value_loss - self.entropy_loss_coeff * entropy
-        perplexity = dist.mean_perplexity(dist_info, valid)
-        return loss, entropy, perplexity
+        other_loss, entropy, perplexity = self.value_entropy_loss(dist_info, value, return_, valid)
+        return pi_loss + other_loss, entropy, perplexity

@@ -5,13 +5,14 @@ Schulman et al., 2017, "Proximal Policy Optimization Algorithms".
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import torch
 
 from rlpyt.agents.base import AgentInputs, AgentInputsRnn
-from rlpyt.algos.pg.base import OptInfo, PolicyGradientAlgo, initial_rnn_state
-from rlpyt.utils.buffer import buffer_to
+from rlpyt.algos.pg.base import PolicyGradientAlgo, initial_rnn_state, opt_info_from
+from rlpyt.utils.buffer import buffer_func, buffer_to
 from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.misc import iterate_mb_idxs
 from rlpyt.utils.tensor import valid_mean
@@ -88,20 +89,11 @@ class PPO(PolicyGradientAlgo):
 
     def optimize_agent(self, itr: int, samples: Any = None, sampler_itr: int | None = None) -> Any:
         """``epochs`` passes of ``minibatches`` gradient steps; OptInfo has one value per step."""
-        recurrent = self.agent.recurrent
         loss_inputs, init_rnn_state = self._loss_inputs(samples)
-        T, B = self.batch_spec
-        n_samples = B if recurrent else T * B
-        mb_size = max(1, n_samples // self.minibatches)
-        opt_info = OptInfo(*([] for _ in OptInfo._fields))
+        # Per update: (loss, grad norm, entropy, perplexity), 0-dim tensors until the end.
+        steps: list[tuple[torch.Tensor, ...]] = []
         for _ in range(self.epochs):
-            for mb_idxs in iterate_mb_idxs(n_samples, mb_size, shuffle=True):
-                idxs = torch.as_tensor(mb_idxs)
-                T_idxs: Any = slice(None) if recurrent else idxs % T
-                B_idxs = idxs if recurrent else idxs // T
-                rnn_state = init_rnn_state[:, B_idxs] if recurrent else None
-                self.optimizer.zero_grad()
-                mb = loss_inputs[T_idxs, B_idxs]
+            for mb, rnn_state in self._minibatches(loss_inputs, init_rnn_state):
                 loss, entropy, perplexity = self.loss(
                     mb.agent_inputs,
                     mb.action,
@@ -111,20 +103,31 @@ class PPO(PolicyGradientAlgo):
                     mb.old_dist_info,
                     rnn_state,
                 )
-                loss.backward()
-                grad_norm = torch.nn.utils.clip_grad_norm_(
-                    self.agent.parameters(), self.clip_grad_norm
-                )
-                self.optimizer.step()
-                self.update_counter += 1
-                opt_info.loss.append(loss.item())
-                opt_info.gradNorm.append(float(grad_norm))
-                opt_info.entropy.append(entropy.item())
-                opt_info.perplexity.append(perplexity.item())
+                grad_norm = self.clip_and_step(loss)
+                steps.append((loss.detach(), grad_norm, entropy.detach(), perplexity.detach()))
         if self.lr_scheduler is not None:
             self.lr_scheduler.step()
             self.ratio_clip = self._initial_ratio_clip * (self.n_itr - itr - 1) / self.n_itr
-        return opt_info
+        return opt_info_from(steps)
+
+    def _minibatches(self, loss_inputs: Any, init_rnn_state: Any) -> Iterator[tuple[Any, Any]]:
+        """Yield ``(LossInputs, init_rnn_state or None)`` for each minibatch of one epoch.
+
+        Feed-forward: ``loss_inputs`` is flat ``[T * B]`` and minibatches are shuffled samples;
+        one minibatch is the whole batch as it is (its losses are means, so order does not
+        matter). Recurrent: minibatches are shuffled whole sequences ``[T, mb]``.
+        """
+        n_samples = loss_inputs.return_.shape[1 if self.agent.recurrent else 0]
+        mb_size = max(1, n_samples // self.minibatches)
+        if mb_size == n_samples:
+            yield loss_inputs, init_rnn_state
+            return
+        for mb_idxs in iterate_mb_idxs(n_samples, mb_size, shuffle=True):
+            idxs = torch.as_tensor(mb_idxs)
+            if init_rnn_state is None:
+                yield loss_inputs[idxs], None
+            else:
+                yield loss_inputs[:, idxs], init_rnn_state[:, idxs]
 
     def _loss_inputs(self, samples: Any) -> tuple[Any, Any]:
         device = self.agent.device
@@ -144,10 +147,10 @@ class PPO(PolicyGradientAlgo):
             old_dist_info=samples.agent.agent_info.dist_info,
         )
         loss_inputs = buffer_to(loss_inputs, device=device)
-        init_rnn_state = None
         if self.agent.recurrent:
-            init_rnn_state = initial_rnn_state(samples, device)
-        return loss_inputs, init_rnn_state
+            return loss_inputs, initial_rnn_state(samples, device)
+        # One flat sample dim: a minibatch is then one index, not a (time, env) index pair.
+        return buffer_func(loss_inputs, _flatten_time_batch), None
 
     def loss(
         self,
@@ -169,11 +172,8 @@ class PPO(PolicyGradientAlgo):
         clipped = torch.clamp(ratio, 1.0 - self.ratio_clip, 1.0 + self.ratio_clip)
         surrogate = torch.min(ratio * advantage, clipped * advantage)
         pi_loss = -valid_mean(surrogate, valid)
-        value_loss = self.value_loss_coeff * valid_mean(0.5 * (value - return_) ** 2, valid)
-        entropy = dist.mean_entropy(dist_info, valid)
-        loss = pi_loss + value_loss - self.entropy_loss_coeff * entropy
-        perplexity = dist.mean_perplexity(dist_info, valid)
-        return loss, entropy, perplexity
+        other_loss, entropy, perplexity = self.value_entropy_loss(dist_info, value, return_, valid)
+        return pi_loss + other_loss, entropy, perplexity
 
     def state_dict(self) -> dict:
         """Optimizer, learning-rate schedule, current ratio clip and update counter."""
@@ -189,3 +189,8 @@ class PPO(PolicyGradientAlgo):
         self.ratio_clip = state["ratio_clip"]
         if self.lr_scheduler is not None and "lr_scheduler" in state:
             self.lr_scheduler.load_state_dict(state["lr_scheduler"])
+
+
+def _flatten_time_batch(x: Any) -> Any:
+    """``[T, B, ...]`` to ``[T * B, ...]`` (a view where possible); None stays None."""
+    return None if x is None else x.reshape((-1,) + tuple(x.shape[2:]))

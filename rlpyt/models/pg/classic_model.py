@@ -35,40 +35,54 @@ def orthogonal_init(module: torch.nn.Module, gain: float) -> None:
             torch.nn.init.zeros_(layer.bias)
 
 
-def _last_linear(mlp: MlpModel) -> torch.nn.Linear:
-    return [m for m in mlp.modules() if isinstance(m, torch.nn.Linear)][-1]
-
-
-def _init_mlp(mlp: MlpModel, output_gain: float) -> None:
-    orthogonal_init(mlp, HIDDEN_GAIN)
-    orthogonal_init(_last_linear(mlp), output_gain)
-
-
 class ClassicFfModel(torch.nn.Module):
-    """Separate MLPs for the softmax policy and the value.
+    """Separate MLPs for the softmax policy and the value, evaluated side by side.
+
+    Both MLPs have the same hidden sizes, so each hidden layer of the two is one batched
+    matmul: ``hidden_weights[k]`` is ``[2, in, out]`` and ``hidden_biases[k]`` ``[2, 1, out]``
+    (index 0 the policy network, 1 the value network). Same maths as two ``MlpModel``s, with
+    half the torch ops, which is what these small networks' time is spent on. The output layers
+    ``pi`` (``[A]`` logits) and ``v`` (``[1]``) are ``Linear`` modules.
 
     Args:
         observation_shape: Shape of one observation (flattened inside).
         action_size: Number of discrete actions ``A``.
-        hidden_sizes: Hidden sizes of both MLPs (None -> ``[64, 64]``).
-        nonlinearity: Module class after each hidden layer.
+        hidden_sizes: Hidden sizes of both MLPs (None -> ``[64, 64]``; an int for one layer).
+        nonlinearity: Module class after each hidden layer (applied to ``[2, N, hidden]``, so
+            it must act on each network's rows separately, as elementwise activations do).
     """
 
     def __init__(
         self,
         observation_shape: Sequence[int],
         action_size: int,
-        hidden_sizes: Sequence[int] | None = None,
+        hidden_sizes: int | Sequence[int] | None = None,
         nonlinearity: type[torch.nn.Module] = torch.nn.Tanh,
     ):
         super().__init__()
         self._obs_ndim = len(observation_shape)
-        input_size = int(np.prod(observation_shape))
-        hidden_sizes = [64, 64] if hidden_sizes is None else hidden_sizes
-        self.pi = MlpModel(input_size, hidden_sizes, action_size, nonlinearity)
-        self.v = MlpModel(input_size, hidden_sizes, 1, nonlinearity)
-        _init_mlp(self.pi, POLICY_GAIN)
-        _init_mlp(self.v, VALUE_GAIN)
+        if isinstance(hidden_sizes, int):
+            hidden_sizes = [hidden_sizes]
+        sizes = [
+            int(np.prod(observation_shape)),
+            *([64, 64] if hidden_sizes is None else hidden_sizes),
+        ]
+        self.hidden_weights = torch.nn.ParameterList(
+            torch.nn.Parameter(torch.empty(2, n_in, n_out))
+            for n_in, n_out in zip(sizes[:-1], sizes[1:], strict=True)
+        )
+        self.hidden_biases = torch.nn.ParameterList(
+            torch.nn.Parameter(torch.zeros(2, 1, n_out)) for n_out in sizes[1:]
+        )
+        self.nonlinearity = nonlinearity()
+        self.pi = torch.nn.Linear(sizes[-1], action_size)
+        self.v = torch.nn.Linear(sizes[-1], 1)
+        with torch.no_grad():
+            for weight in self.hidden_weights:
+                for network_weight in weight:  # [in, out]; orthogonal as Linear's [out, in]
+                    torch.nn.init.orthogonal_(network_weight.T, gain=HIDDEN_GAIN)
+        orthogonal_init(self.pi, POLICY_GAIN)
+        orthogonal_init(self.v, VALUE_GAIN)
 
     def forward(
         self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
@@ -85,8 +99,11 @@ class ClassicFfModel(torch.nn.Module):
         """
         lead_dim, T, B, _ = infer_leading_dims(observation, self._obs_ndim)
         obs_flat = observation.reshape(T * B, -1).to(torch.float32)
-        pi = F.softmax(self.pi(obs_flat), dim=-1)
-        v = self.v(obs_flat).squeeze(-1)
+        hidden = obs_flat.expand(2, *obs_flat.shape)  # both networks read the same input
+        for weight, bias in zip(self.hidden_weights, self.hidden_biases, strict=True):
+            hidden = self.nonlinearity(torch.baddbmm(bias, hidden, weight))
+        pi = F.softmax(self.pi(hidden[0]), dim=-1)
+        v = self.v(hidden[1]).squeeze(-1)
         return restore_leading_dims((pi, v), lead_dim, T, B)
 
 

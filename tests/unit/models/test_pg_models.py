@@ -171,16 +171,40 @@ def test_classic_ff_shapes(lead):
 def test_classic_ff_initialization():
     torch.manual_seed(0)
     model = ClassicFfModel(OBS, A)
-    assert model.pi.model[0].in_features == 5 and model.pi.model[2].out_features == 64
-    hidden = model.pi.model[0].weight  # [64, 5]: orthonormal columns scaled by sqrt(2)
-    assert torch.allclose(hidden.T @ hidden, 2 * torch.eye(5), atol=1e-5)
-    head = model.pi.model[-1].weight  # [A, 64]: orthonormal rows scaled by 0.01
+    assert [tuple(w.shape) for w in model.hidden_weights] == [(2, 5, 64), (2, 64, 64)]
+    for network in range(2):  # [5, 64]: Linear's [64, 5] with orthonormal columns, x sqrt(2)
+        hidden = model.hidden_weights[0][network]
+        assert torch.allclose(hidden @ hidden.T, 2 * torch.eye(5), atol=1e-5)
+    assert not torch.allclose(model.hidden_weights[1][0], model.hidden_weights[1][1])
+    head = model.pi.weight  # [A, 64]: orthonormal rows scaled by 0.01
     assert torch.allclose(head @ head.T, 1e-4 * torch.eye(A), atol=1e-8)
-    value_head = model.v.model[-1].weight
-    assert torch.allclose(value_head @ value_head.T, torch.eye(1), atol=1e-5)
-    assert all(torch.all(m.bias == 0) for m in model.modules() if isinstance(m, torch.nn.Linear))
+    assert torch.allclose(model.v.weight @ model.v.weight.T, torch.eye(1), atol=1e-5)
+    assert all(torch.all(b == 0) for b in model.hidden_biases)
+    assert torch.all(model.pi.bias == 0) and torch.all(model.v.bias == 0)
     pi, _ = model(_obs((20,)), None, None)
     assert torch.allclose(pi, torch.full_like(pi, 1 / A), atol=0.02)  # nearly uniform start
+
+
+@pytest.mark.parametrize("hidden_sizes", [[16, 8, 4], 16, []])
+def test_classic_ff_matches_two_separate_mlps(hidden_sizes):
+    """The side-by-side layers compute exactly two independent MLPs (naive per-network loop)."""
+    torch.manual_seed(1)
+    model = ClassicFfModel(OBS, A, hidden_sizes=hidden_sizes, nonlinearity=torch.nn.ReLU)
+    with torch.no_grad():  # random biases too, so a mix-up of networks or layers shows
+        for bias in model.hidden_biases:
+            bias.normal_()
+    obs = _obs((3, 7))
+    pi, v = model(obs, None, None)
+    outputs = []
+    for network, head in ((0, model.pi), (1, model.v)):
+        h = obs.reshape(21, -1)
+        for weight, bias in zip(model.hidden_weights, model.hidden_biases, strict=True):
+            h = torch.relu(h @ weight[network] + bias[network, 0])
+        outputs.append(h @ head.weight.T + head.bias)
+    assert torch.allclose(pi, torch.softmax(outputs[0], -1).reshape(3, 7, A), atol=1e-6)
+    assert torch.allclose(v, outputs[1].reshape(3, 7), atol=1e-5)
+    (pi[..., 0].sum() + v.sum()).backward()  # gradients reach both networks' every layer
+    assert all(w.grad[n].abs().sum() > 0 for w in model.hidden_weights for n in range(2))
 
 
 def test_classic_lstm_defaults():
