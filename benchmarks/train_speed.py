@@ -7,8 +7,8 @@ return with the env-step count and wall time at which it ended, and reports:
 - env steps/s over the whole run (sampling + optimization, logging off),
 - env steps and wall seconds until the mean return of the last 100 episodes first reaches 475,
 
-as medians over seeds, with the rlpyt/SB3 ratios. SB3 is a benchmark-only dependency:
-``pip install stable-baselines3``.
+as medians over seeds (a seed that never reaches 475 counts as infinitely late), with the
+rlpyt/SB3 ratios. SB3 is a benchmark-only dependency: ``pip install stable-baselines3``.
 
 Usage: ``python benchmarks/train_speed.py [--seeds 5] [--algos ppo a2c] [--threads 0]``
 (``--threads 0`` keeps torch's default intra-op threads, as SB3 users get).
@@ -17,6 +17,7 @@ Usage: ``python benchmarks/train_speed.py [--seeds 5] [--algos ppo a2c] [--threa
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import time
 from collections import deque
@@ -179,17 +180,21 @@ def sb3_run(algo_name: str, seed: int) -> tuple[float, EpisodeClock]:
 # -- report -----------------------------------------------------------------------------------
 
 
-def median_or_none(values: list) -> float | None:
-    values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
+def median_reached(values: list) -> float | None:
+    """Median over all seeds, a seed that never reached the target counting as infinitely late.
+
+    None when that median is itself "not reached" (half the seeds or more missed).
+    """
+    median = statistics.median(math.inf if v is None else v for v in values)
+    return None if math.isinf(median) else median
 
 
 def summarize(results: list[tuple[float, EpisodeClock]]) -> dict:
     reached = [clock.reached for _, clock in results]
     return {
         "steps_per_s": statistics.median(rate for rate, _ in results),
-        "steps_to_475": median_or_none([r[0] if r else None for r in reached]),
-        "seconds_to_475": median_or_none([r[1] if r else None for r in reached]),
+        "steps_to_475": median_reached([r[0] if r else None for r in reached]),
+        "seconds_to_475": median_reached([r[1] if r else None for r in reached]),
         "reached": sum(r is not None for r in reached),
     }
 
