@@ -227,18 +227,24 @@ class BaseAgent:
 
     def train_mode(self, itr: int) -> None:
         """Before optimization: torch train mode."""
-        self.model.train()
+        self._torch_mode(training=True)
         self._mode = "train"
 
     def sample_mode(self, itr: int) -> None:
         """Before sampling training data: torch eval mode."""
-        self.model.eval()
+        self._torch_mode(training=False)
         self._mode = "sample"
 
     def eval_mode(self, itr: int) -> None:
         """Before evaluation episodes: torch eval mode."""
-        self.model.eval()
+        self._torch_mode(training=False)
         self._mode = "eval"
+
+    def _torch_mode(self, training: bool) -> None:
+        # model.train() walks every submodule; runners switch modes several times per
+        # iteration, so only switch when the model is not in that mode already.
+        if self.model is not None and self.model.training != training:
+            self.model.train(training)
 
     # ---- parameter sync between processes ------------------------------------------------
 

@@ -49,7 +49,7 @@ def sampler_process(agent, go, results):
     """Async sampler side in a child process: own model, then receive once sent weights."""
     torch.set_num_threads(1)
     agent.async_cpu(share_memory=False)
-    results.put(("ready", agent._recv_count, agent.model.pi.model[0].weight.sum().item()))
+    results.put(("ready", agent._recv_count, agent.model.hidden_weights[0].sum().item()))
     if go.wait(timeout=60):
         agent.recv_shared_memory()
-        results.put(("received", agent._recv_count, agent.model.pi.model[0].weight.sum().item()))
+        results.put(("received", agent._recv_count, agent.model.hidden_weights[0].sum().item()))

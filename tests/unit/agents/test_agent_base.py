@@ -39,7 +39,7 @@ def test_construct_without_positional_args_and_model_kwargs_from_config():
     config = {"model": {"hidden_sizes": [8]}}
     agent = ClassicFfAgent(model_kwargs=config["model"])
     agent.initialize(classic_spaces())
-    assert agent.model.pi.model[0].out_features == 8
+    assert agent.model.hidden_weights[0].shape[-1] == 8
     agent.model_kwargs["hidden_sizes"] = [99]
     assert config["model"] == {"hidden_sizes": [8]}  # the config is not shared or mutated
     assert agent.env_model_kwargs == dict(observation_shape=(5,), action_size=3)
@@ -107,14 +107,14 @@ def test_share_memory_model_and_to_device_cpu_keeps_it():
 def test_sync_shared_memory_copies_trained_weights_into_shared_model():
     agent = _agent(share_memory=True)
     shared = agent.shared_model
-    shared_weight = shared.pi.model[0].weight
+    shared_weight = shared.hidden_weights[0]
     agent.async_cpu(share_memory=False)  # a separate trained copy, as to_device(cuda) makes
     assert agent.model is not shared and _params_equal(agent.model, shared)
     _perturb(agent.model)
     assert not _params_equal(agent.model, shared)
     agent.sync_shared_memory()
     assert _params_equal(agent.model, shared)
-    assert shared.pi.model[0].weight is shared_weight and shared_weight.is_shared()
+    assert shared.hidden_weights[0] is shared_weight and shared_weight.is_shared()
 
 
 def test_sync_shared_memory_is_a_noop_when_trained_model_is_the_shared_one(monkeypatch):
@@ -176,7 +176,7 @@ def test_send_reaches_a_sampler_in_another_process():
         child.join(timeout=30)
         if child.is_alive():
             child.kill()
-    expected = agent.model.pi.model[0].weight.sum().item()
+    expected = agent.model.hidden_weights[0].sum().item()
     assert ready[:2] == ("ready", 0) and ready[2] != pytest.approx(expected, rel=1e-6)
     assert received[:2] == ("received", 1) and received[2] == pytest.approx(expected, rel=1e-6)
     assert child.exitcode == 0
