@@ -100,10 +100,15 @@ class ClassicFfModel(torch.nn.Module):
         lead_dim, T, B, _ = infer_leading_dims(observation, self._obs_ndim)
         obs_flat = observation.reshape(T * B, -1).to(torch.float32)
         hidden = obs_flat.expand(2, *obs_flat.shape)  # both networks read the same input
-        for weight, bias in zip(self.hidden_weights, self.hidden_biases, strict=True):
-            hidden = self.nonlinearity(torch.baddbmm(bias, hidden, weight))
-        pi = F.softmax(self.pi(hidden[0]), dim=-1)
-        v = self.v(hidden[1]).squeeze(-1)
+        # Parameters are read from the lists' dicts and the heads applied functionally: indexing
+        # a ParameterList and calling a submodule cost more than the ops of these small
+        # networks (this forward runs at every sampler step).
+        weights = self.hidden_weights._parameters.values()
+        biases = self.hidden_biases._parameters.values()
+        for weight, bias in zip(weights, biases, strict=True):
+            hidden = self.nonlinearity(torch.baddbmm(bias, hidden, weight))  # type: ignore[arg-type]
+        pi = F.softmax(F.linear(hidden[0], self.pi.weight, self.pi.bias), dim=-1)
+        v = F.linear(hidden[1], self.v.weight, self.v.bias).squeeze(-1)
         return restore_leading_dims((pi, v), lead_dim, T, B)
 
 
