@@ -43,7 +43,7 @@ def to_onehot(indexes: torch.Tensor, num: int, dtype: torch.dtype | None = None)
     """One-hot code integer indexes in a new last dim.
 
     Args:
-        indexes: ``[*shape]`` integer tensor with values in ``[0, num)``.
+        indexes: ``[*shape]`` integer tensor with values in ``[0, num)`` (else IndexError).
         num: Size of the one-hot dim.
         dtype: Output dtype; default the dtype of ``indexes``.
 
@@ -51,9 +51,16 @@ def to_onehot(indexes: torch.Tensor, num: int, dtype: torch.dtype | None = None)
         ``[*shape, num]`` on the device of ``indexes``.
     """
     dtype = indexes.dtype if dtype is None else dtype
-    onehot = torch.zeros(tuple(indexes.shape) + (num,), dtype=dtype, device=indexes.device)
-    onehot.scatter_(-1, indexes.to(torch.long).unsqueeze(-1), 1)
-    return onehot
+    key = (num, dtype, indexes.device)
+    eye = _EYES.get(key)
+    if eye is None:
+        eye = _EYES[key] = torch.eye(num, dtype=dtype, device=indexes.device)
+    # Gathering rows of a cached identity is one op (zeros + scatter were two, with more
+    # overhead than work at sampler batch sizes); the result is a new tensor.
+    return eye[indexes if indexes.dtype == torch.long else indexes.long()]
+
+
+_EYES: dict[tuple, torch.Tensor] = {}  # identity matrices of to_onehot, by (num, dtype, device)
 
 
 def from_onehot(

@@ -38,9 +38,6 @@ class _CategoricalMixin:
         super().initialize(env_spaces, share_memory, global_B, env_ranks)  # type: ignore[misc]
         self.distribution = Categorical(dim=int(env_spaces.action.n))
 
-    def _sample(self, dist_info: DistInfo) -> torch.Tensor:
-        return self.distribution.sample(dist_info)
-
     def _model_inputs(self, *inputs: Any) -> tuple:
         # Move first, then one-hot: the integer actions are the smaller tensor to move.
         observation, prev_action, *rest = self._to_device(inputs)  # type: ignore[attr-defined]
@@ -64,7 +61,7 @@ class CategoricalPgAgent(_CategoricalMixin, BaseAgent):
         """Sample actions: ``AgentStep(action [...] int64, AgentInfo(dist_info, value))``, CPU."""
         pi, value = self.model(*self._model_inputs(observation, prev_action, prev_reward))
         dist_info = DistInfo(prob=pi)
-        action = self._sample(dist_info)
+        action = self.distribution.sample(dist_info)
         agent_info = AgentInfo(dist_info=dist_info, value=value)
         return AgentStep(action=self._to_cpu(action), agent_info=self._to_cpu(agent_info))
 
@@ -111,7 +108,7 @@ class RecurrentCategoricalPgAgentBase(_CategoricalMixin, BaseAgent):
         inputs = self._model_inputs(observation, prev_action, prev_reward, prev_rnn_state)
         pi, value, rnn_state = self.model(*inputs)
         dist_info = DistInfo(prob=pi)
-        action = self._sample(dist_info)
+        action = self.distribution.sample(dist_info)
         agent_info = AgentInfoRnn(
             dist_info=dist_info,
             value=value,
