@@ -55,9 +55,10 @@ class Categorical(DiscreteMixin, Distribution):
             noise = torch.rand(prob.shape[:-1], device=prob.device)
         cdf = prob.cumsum(-1)
         # Scale by the row total so rounding in the probabilities cannot push u past the end.
-        point = (noise.to(cdf) * cdf.select(-1, self.dim - 1)).unsqueeze(-1)
-        index = torch.searchsorted(cdf, point, right=True).squeeze(-1)
-        return index.clamp_(max=self.dim - 1).to(self.dtype)
+        # (Out of place: ``noise.to`` may return the caller's tensor itself.)
+        point = cdf[..., -1:] * noise.to(cdf).unsqueeze(-1)
+        index = torch.searchsorted(cdf, point, right=True).squeeze_(-1).clamp_(max=self.dim - 1)
+        return index if index.dtype == self.dtype else index.to(self.dtype)
 
     def kl(self, old_dist_info: Any, new_dist_info: Any) -> torch.Tensor:
         """KL(old || new) = sum_a p_old(a) (log p_old(a) - log p_new(a))."""

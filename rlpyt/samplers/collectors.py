@@ -250,6 +250,14 @@ class SamplingNoise:
         self.rows = np.asarray(env_ranks, dtype=np.int64)
         self.normal = isinstance(distribution, Gaussian)
         self.rng = np.random.default_rng([int(seed), NOISE_STREAM])
+        # Draws go into one reused array; this process's rows are a slice of it when its env
+        # ranks are consecutive (they are in every sampler), else a gather.
+        shape = (self.global_B, distribution.dim) if self.normal else (self.global_B,)
+        self._noise = np.empty(shape, dtype=np.float32)
+        start = int(self.rows[0]) if len(self.rows) else 0
+        block = np.arange(start, start + len(self.rows))
+        consecutive = np.array_equal(self.rows, block)
+        self._mine: Any = slice(start, start + len(self.rows)) if consecutive else self.rows
 
     def sample(self, dist_info: Any, noise: torch.Tensor | None = None) -> torch.Tensor:
         """``distribution.sample`` with this process's rows of the shared noise (sample mode)."""
@@ -262,17 +270,16 @@ class SamplingNoise:
         return self.distribution.sample(dist_info, noise=noise)
 
     def _draw(self, dist_info: Any) -> torch.Tensor | None:
+        leading = (dist_info.mean if self.normal else dist_info.prob).shape[:-1]
         if self.normal:
-            leading = dist_info.mean.shape[:-1]
-            noise = self.rng.standard_normal(
-                (self.global_B, self.distribution.dim), dtype=np.float32
-            )
+            self.rng.standard_normal(dtype=np.float32, out=self._noise)
         else:
-            leading = dist_info.prob.shape[:-1]
-            noise = self.rng.random(self.global_B, dtype=np.float32)
+            self.rng.random(dtype=np.float32, out=self._noise)
         if leading.numel() != len(self.rows):
             return None  # not a step over this agent's envs
-        return torch.from_numpy(noise[self.rows]).reshape(*leading, *noise.shape[1:])
+        # A copy, not a view of the reused array: the caller may keep the noise.
+        noise = torch.from_numpy(self._noise[self._mine].copy())
+        return noise if len(leading) == 1 else noise.reshape(*leading, *noise.shape[1:])
 
     def state_dict(self) -> dict:
         """The generator state (for exact resume)."""

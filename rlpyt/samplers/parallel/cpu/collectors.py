@@ -3,7 +3,8 @@
 ``CpuResetCollector`` resets an env as soon as its trajectory ends, mid-batch.
 ``CpuWaitResetCollector`` freezes a finished env for the rest of the batch and resets it between
 batches (so every column of a batch holds at most one episode end; for recurrent agents and
-algorithms that need whole-batch validity masks). ``CpuEvalCollector`` runs evaluation episodes.
+algorithms that need whole-batch validity masks). Both share ``CpuCollectorBase``'s batch loop.
+``CpuEvalCollector`` runs evaluation episodes.
 """
 
 from __future__ import annotations
@@ -24,10 +25,8 @@ from rlpyt.samplers.collectors import (
 from rlpyt.utils.buffer import buffer_from_example, numpify_buffer, torchify_buffer
 
 
-class CpuResetCollector(DecorrelatingStartCollector):
-    """Steps agent and envs for ``batch_T`` steps; resets envs mid-batch on ``traj_done``."""
-
-    mid_batch_reset = True
+class CpuCollectorBase(DecorrelatingStartCollector):
+    """The batch loop of the CPU collectors; subclasses choose how envs step (``_step_envs``)."""
 
     def collect_batch(self, agent_inputs: AgentInputs, traj_infos: list, itr: int) -> tuple:
         """Fill this collector's ``[T, B_local]`` slice.
@@ -52,17 +51,10 @@ class CpuResetCollector(DecorrelatingStartCollector):
             env_buf.observation[t] = observation
             act_pyt, agent_info = self.agent.step(obs_pyt, act_pyt, rew_pyt)
             action = act_pyt.numpy()
-            agent_info = numpify_buffer(agent_info)  # numpy rows are cheaper to index per env
-            env_infos = step_envs(
-                self,
-                action,
-                observation,
-                reward,
-                env_buf.done[t],
-                agent_info,
-                traj_infos,
-                completed,
-                reset_agent=self.agent.reset_one,
+            # Numpy rows are cheaper to index per env; detached (agents may hand out parameters).
+            agent_info = numpify_buffer(agent_info)
+            env_infos = self._step_envs(
+                action, observation, reward, env_buf.done[t], agent_info, traj_infos, completed
             )
             write_env_infos(env_buf.env_info, t, env_infos)
             agent_buf.action[t] = action
@@ -76,8 +68,22 @@ class CpuResetCollector(DecorrelatingStartCollector):
             agent_buf.bootstrap_value[0] = value.numpy()
         return agent_inputs, traj_infos, completed
 
+    def _step_envs(self, *args: Any) -> list:
+        """Step the envs once; takes the arguments of :func:`step_envs` after ``collector``."""
+        raise NotImplementedError
 
-class CpuWaitResetCollector(DecorrelatingStartCollector):
+
+class CpuResetCollector(CpuCollectorBase):
+    """Steps agent and envs for ``batch_T`` steps; resets envs mid-batch on ``traj_done``."""
+
+    mid_batch_reset = True
+
+    def _step_envs(self, *args: Any) -> list:
+        """One step of every env: :func:`step_envs`, resetting the agent's state on ``done``."""
+        return step_envs(self, *args, reset_agent=self.agent.reset_one)
+
+
+class CpuWaitResetCollector(CpuCollectorBase):
     """Like CpuResetCollector, but an env that is ``done`` waits for the next batch.
 
     After ``done`` at step t, later steps of that column record the null action, zero reward,
@@ -109,40 +115,13 @@ class CpuWaitResetCollector(DecorrelatingStartCollector):
         self.need_env_reset[:] = False
 
     def collect_batch(self, agent_inputs: AgentInputs, traj_infos: list, itr: int) -> tuple:
-        """Fill this collector's slice; see CpuResetCollector.collect_batch."""
+        """Reset the envs that finished last batch, then fill this collector's slice."""
         self.reset_if_needed(agent_inputs)
-        agent_buf, env_buf = self.samples_np.agent, self.samples_np.env
-        observation, action, reward = agent_inputs
-        obs_pyt, act_pyt, rew_pyt = torchify_buffer(agent_inputs)
-        agent_buf.prev_action[0] = action
-        env_buf.prev_reward[0] = reward
-        completed: list = []
-        self.agent.sample_mode(itr)
-        for t in range(self.batch_T):
-            env_buf.observation[t] = observation
-            act_pyt, agent_info = self.agent.step(obs_pyt, act_pyt, rew_pyt)
-            action = act_pyt.numpy()
-            agent_info = numpify_buffer(agent_info)
-            env_infos = step_envs_waiting(
-                self,
-                action,
-                observation,
-                reward,
-                env_buf.done[t],
-                agent_info,
-                traj_infos,
-                completed,
-            )
-            write_env_infos(env_buf.env_info, t, env_infos)
-            agent_buf.action[t] = action
-            env_buf.reward[t] = reward
-            if agent_info:
-                agent_buf.agent_info[t] = agent_info
-        agent_inputs = AgentInputs(observation, np.array(action), reward)
-        if "bootstrap_value" in agent_buf:
-            value = self.agent.value(*torchify_buffer(agent_inputs))
-            agent_buf.bootstrap_value[0] = value.numpy()
-        return agent_inputs, traj_infos, completed
+        return super().collect_batch(agent_inputs, traj_infos, itr)
+
+    def _step_envs(self, *args: Any) -> list:
+        """One step of every env that is not waiting: :func:`step_envs_waiting`."""
+        return step_envs_waiting(self, *args)
 
 
 class CpuEvalCollector(BaseEvalCollector):
