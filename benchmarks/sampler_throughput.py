@@ -9,12 +9,13 @@ asks for. The master process uses one torch thread (workers use one each).
     (shared_memory=True) and SyncVectorEnv and SB3 SubprocVecEnv over a thin gymnasium adapter
     of the same AtariEnv; the limit (2 x one AtariEnv stepped in one process); envpool
     ``Pong-v5`` (16 envs, 2 threads; its own 84x84 preprocessing: a reference, not the same
-    work).
+    work). Information only: 2 processes stepping one AtariEnv each at the same time (what two
+    busy cores deliver; shared caches and memory bandwidth put it below the limit).
 (b) The same with the A2C ``AtariFfModel`` choosing actions: per worker in CpuSampler, one
     batched forward per step in the master for GpuSampler, AlternatingSampler and the peers
     (envpool synchronous and async send/recv with batch 8).
-(c) 16 CartPole-v1 envs, random actions: CpuSampler (``rlpyt.envs.gym.make``) vs gymnasium
-    SyncVectorEnv.
+(c) 16 CartPole-v1 envs, random actions: CpuSampler, GpuSampler and AlternatingSampler
+    (``rlpyt.envs.gym.make``, the uniform agent) vs gymnasium SyncVectorEnv.
 Start-up: seconds from ``CpuSampler.initialize`` to two workers ready (16 Pong envs).
 
 Usage: python benchmarks/sampler_throughput.py --seconds 3 --repeats 3 [--parts a,b,c]
@@ -208,6 +209,25 @@ def sb3_rate(policy: Callable, seconds: float) -> float:
 
 def limit_rate(seconds: float) -> float:
     """Two processes' worth of one AtariEnv stepped alone with random actions."""
+    return N_WORKERS * single_env_rate(seconds)
+
+
+def concurrent_limit_rate(seconds: float) -> float:
+    """Sum of ``N_WORKERS`` processes each stepping one AtariEnv at the same time.
+
+    Information, not a target: on a machine whose cores share caches, memory bandwidth and a
+    power budget, this is what the cores actually deliver together, below ``limit_rate``.
+    """
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(N_WORKERS) as pool:
+        return sum(pool.map(single_env_rate, [seconds] * N_WORKERS))
+
+
+def single_env_rate(seconds: float) -> float:
+    """One AtariEnv stepped with random actions in this process; steps/s."""
+    torch.set_num_threads(1)
     env = AtariEnv(GAME)
     env.reset()
     actions = np.random.default_rng(0).integers(0, 6, 4096)
@@ -220,7 +240,7 @@ def limit_rate(seconds: float) -> float:
             env.reset()
         return 1
 
-    return N_WORKERS * timed_loop(step, seconds)
+    return timed_loop(step, seconds)
 
 
 def envpool_rate(seconds: float, with_model: bool, asynchronous: bool = False) -> float:
@@ -267,6 +287,7 @@ def part_a(seconds, batch_T):  # noqa: N803
         "gym SyncVectorEnv": lambda: vector_rate(sync_vec(make_adapter), policy, seconds),
         "SB3 SubprocVecEnv": lambda: sb3_rate(policy, seconds),
         "limit (2 x AtariEnv)": lambda: limit_rate(seconds),
+        "2 AtariEnv at once (info)": lambda: concurrent_limit_rate(seconds),
         "envpool": lambda: envpool_rate(seconds, with_model=False),
     }
 
@@ -300,9 +321,22 @@ def part_b(seconds, batch_T):  # noqa: N803
 
 
 def part_c(seconds, batch_T):  # noqa: N803
+    cartpole = dict(id="CartPole-v1")
     return {
         "CpuSampler": lambda: rlpyt_rate(
-            CpuSampler, UniformAgent(), gym_make, dict(id="CartPole-v1"), seconds, batch_T
+            CpuSampler, UniformAgent(), gym_make, cartpole, seconds, batch_T
+        ),
+        "GpuSampler": lambda: rlpyt_rate(
+            GpuSampler, UniformAgent(), gym_make, cartpole, seconds, batch_T
+        ),
+        "AlternatingSampler": lambda: rlpyt_rate(
+            AlternatingSampler,
+            UniformAgent(),
+            gym_make,
+            cartpole,
+            seconds,
+            batch_T,
+            alternating=True,
         ),
         "gym SyncVectorEnv": lambda: vector_rate(
             sync_vec(make_cartpole), random_policy(2), seconds
@@ -364,6 +398,8 @@ RATIOS = {
         ("GpuSampler / AsyncVectorEnv", "GpuSampler", "gym AsyncVectorEnv"),
         ("CpuSampler / limit (target >= 0.9)", "CpuSampler", "limit (2 x AtariEnv)"),
         ("GpuSampler / limit", "GpuSampler", "limit (2 x AtariEnv)"),
+        ("2 AtariEnv at once / limit (info)", "2 AtariEnv at once (info)", "limit (2 x AtariEnv)"),
+        ("CpuSampler / 2 AtariEnv at once (info)", "CpuSampler", "2 AtariEnv at once (info)"),
         ("CpuSampler / envpool (target >= 0.85)", "CpuSampler", "envpool"),
         ("CpuSampler / SubprocVecEnv", "CpuSampler", "SB3 SubprocVecEnv"),
         ("CpuSampler / SyncVectorEnv", "CpuSampler", "gym SyncVectorEnv"),
@@ -377,8 +413,41 @@ RATIOS = {
         ("GpuSampler / SyncVectorEnv", "GpuSampler", "gym SyncVectorEnv"),
         ("AlternatingSampler / SyncVectorEnv", "AlternatingSampler", "gym SyncVectorEnv"),
     ],
-    "c": [("CpuSampler / SyncVectorEnv (target >= 1.8)", "CpuSampler", "gym SyncVectorEnv")],
+    "c": [
+        ("CpuSampler / SyncVectorEnv (target >= 1.8)", "CpuSampler", "gym SyncVectorEnv"),
+        ("GpuSampler / SyncVectorEnv", "GpuSampler", "gym SyncVectorEnv"),
+        ("AlternatingSampler / SyncVectorEnv", "AlternatingSampler", "gym SyncVectorEnv"),
+    ],
 }
+
+
+BEST_VERSUS = {  # per part: (label, keys of the denominator; the best of them is taken)
+    "a": [
+        ("gym AsyncVectorEnv (target >= 1.5)", ["gym AsyncVectorEnv"]),
+        ("limit (target >= 0.9)", ["limit (2 x AtariEnv)"]),
+        ("envpool (target >= 0.85)", ["envpool"]),
+    ],
+    "b": [
+        (
+            "best Python peer (target >= 1.6)",
+            ["gym AsyncVectorEnv", "gym SyncVectorEnv", "SB3 SubprocVecEnv"],
+        ),
+        ("best envpool (target >= 1.25)", ["envpool sync", "envpool async"]),
+    ],
+    "c": [("gym SyncVectorEnv (target >= 1.8)", ["gym SyncVectorEnv"])],
+}
+
+
+def print_best(name: str, medians: dict) -> None:
+    """The best rlpyt sampler of a part against the target's denominators."""
+    samplers = {k: v for k, v in medians.items() if k.endswith("Sampler")}
+    if not samplers:
+        return
+    best = max(samplers, key=samplers.__getitem__)
+    for label, keys in BEST_VERSUS[name]:
+        found = [medians[k] for k in keys if k in medians]
+        if found:
+            print(f"({name}) best sampler {best} / {label}: {samplers[best] / max(found):.2f}")
 
 
 def main():
@@ -397,22 +466,8 @@ def main():
     startups = [startup_seconds() for _ in range(args.repeats)]
     for name, (medians, rates) in results.items():
         print_table(name, medians, rates, RATIOS[name])
-    if "b" in results:
-        medians = results["b"][0]
-        samplers = [(k, v) for k, v in medians.items() if k.endswith("Sampler")]
-        best = max(samplers, key=lambda kv: kv[1])
-        peers = [medians[k] for k in medians if k.startswith(("gym", "SB3"))]
-        if peers:
-            print(
-                f"best sampler in (b): {best[0]}; / best Python peer (target >= 1.6): "
-                f"{best[1] / max(peers):.2f}"
-            )
-        envpools = [medians[k] for k in medians if k.startswith("envpool")]
-        if envpools:
-            print(
-                f"best sampler in (b) / best envpool (target >= 1.25): "
-                f"{best[1] / max(envpools):.2f}"
-            )
+    for name, (medians, _rates) in results.items():
+        print_best(name, medians)
     print(
         f"\nCpuSampler start-up, 2 workers, 16 Pong envs (target <= 2 s): "
         f"median {statistics.median(startups):.2f} s {[round(s, 2) for s in startups]}"
