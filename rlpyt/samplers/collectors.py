@@ -347,6 +347,7 @@ def step_envs(
     agent_info: Any,
     traj_infos: list,
     completed: list,
+    *,
     reset_agent: Any = None,
 ) -> list:
     """Step each env of ``collector`` once, resetting it mid-batch when its trajectory ends.
