@@ -15,7 +15,8 @@ asks for. The master process uses one torch thread (workers use one each).
     batched forward per step in the master for GpuSampler, AlternatingSampler and the peers
     (envpool synchronous and async send/recv with batch 8).
 (c) 16 CartPole-v1 envs, random actions: CpuSampler, GpuSampler and AlternatingSampler
-    (``rlpyt.envs.gym.make``, the uniform agent) vs gymnasium SyncVectorEnv.
+    (``rlpyt.envs.gym.make``, the uniform agent) vs gymnasium SyncVectorEnv; for information
+    also SerialSampler over the same 16 envs in one process (does parallel pay off).
 Start-up: seconds from ``CpuSampler.initialize`` to two workers ready (16 Pong envs).
 
 Usage: python benchmarks/sampler_throughput.py --seconds 3 --repeats 3 [--parts a,b,c]
@@ -42,6 +43,7 @@ from rlpyt.models.pg.atari_ff_model import AtariFfModel
 from rlpyt.samplers.parallel.cpu.sampler import CpuSampler
 from rlpyt.samplers.parallel.gpu.alternating_sampler import AlternatingSampler
 from rlpyt.samplers.parallel.gpu.sampler import GpuSampler
+from rlpyt.samplers.serial.sampler import SerialSampler
 
 N_ENVS, N_WORKERS, GAME = 16, 2, "pong"
 CHECK_EVERY = 16  # vector steps between clock reads
@@ -341,6 +343,9 @@ def part_c(seconds, batch_T):  # noqa: N803
         "gym SyncVectorEnv": lambda: vector_rate(
             sync_vec(make_cartpole), random_policy(2), seconds
         ),
+        "SerialSampler (info)": lambda: rlpyt_rate(
+            SerialSampler, UniformAgent(), gym_make, cartpole, seconds, batch_T
+        ),
     }
 
 
@@ -417,6 +422,8 @@ RATIOS = {
         ("CpuSampler / SyncVectorEnv (target >= 1.8)", "CpuSampler", "gym SyncVectorEnv"),
         ("GpuSampler / SyncVectorEnv", "GpuSampler", "gym SyncVectorEnv"),
         ("AlternatingSampler / SyncVectorEnv", "AlternatingSampler", "gym SyncVectorEnv"),
+        ("CpuSampler / SerialSampler (info)", "CpuSampler", "SerialSampler (info)"),
+        ("SerialSampler / SyncVectorEnv (info)", "SerialSampler (info)", "gym SyncVectorEnv"),
     ],
 }
 
