@@ -1,0 +1,234 @@
+"""The seams between the boxes: what a runner needs of a sampler, an agent and an algorithm.
+
+These are structural types (``typing.Protocol``): any object with these members fits, so a
+researcher's own sampler or algorithm needs no base class from us. The base classes
+(``BaseSampler``, ``BaseAgent``, ``RlAlgorithm``, ``BaseRunner``, the collector bases) implement
+them; annotations across the package name these Protocols rather than ``Any``.
+
+Who calls what:
+
+- The runner calls ``Sampler.initialize`` once, then per iteration ``Agent.sample_mode`` ->
+  ``Sampler.obtain_samples`` -> ``Agent.train_mode`` -> ``Algorithm.optimize_agent``, and at log
+  points ``Agent.eval_mode`` -> ``Sampler.evaluate_agent``.
+- The sampler (or its collectors, in worker processes) calls ``Agent.initialize`` /
+  ``collector_initialize``, then ``Agent.step`` and ``reset``/``reset_one`` per time step.
+- The algorithm calls the agent itself (``agent(*agent_inputs)``) for differentiable outputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    import torch
+
+    from rlpyt.samplers.collections import BatchSpec
+
+AgentMode = Literal["train", "sample", "eval"]
+"""The agent's mode: ``train`` (algorithm forward passes), ``sample`` (collecting training
+batches, exploration on), ``eval`` (evaluation episodes, e.g. greedy or small epsilon)."""
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What samplers, runners and algorithms use of an agent (see ``rlpyt.agents.base``)."""
+
+    recurrent: bool
+    alternating: bool
+    device: torch.device
+
+    @property
+    def mode(self) -> AgentMode | None:
+        """The current mode (None before the first switch)."""
+        ...
+
+    def __call__(self, *agent_inputs: Any) -> Any:
+        """Differentiable forward pass on the model's device."""
+        ...
+
+    def initialize(
+        self,
+        env_spaces: Any,
+        share_memory: bool = False,
+        global_B: int = 1,  # noqa: N803
+        env_ranks: list[int] | None = None,
+    ) -> None:
+        """Build the model for the env spaces."""
+        ...
+
+    def step(self, observation: Any, prev_action: Any, prev_reward: Any) -> Any:
+        """One sampling step: returns ``AgentStep(action, agent_info)`` (CPU torch)."""
+        ...
+
+    def reset(self) -> None:
+        """Forget carried state (recurrent state) of all envs."""
+        ...
+
+    def reset_one(self, idx: int) -> None:
+        """Forget carried state of env ``idx``."""
+        ...
+
+    def to_device(self, cuda_idx: int | None = None) -> None:
+        """Move the training model to a GPU (None: CPU)."""
+        ...
+
+    def data_parallel(self) -> int | None:
+        """Wrap the model for DistributedDataParallel."""
+        ...
+
+    def sync_shared_memory(self) -> None:
+        """Copy trained weights to the shared-memory model the workers read."""
+        ...
+
+    def parameters(self) -> Iterator[torch.nn.Parameter]:
+        """The trainable parameters."""
+        ...
+
+    def state_dict(self) -> dict[str, Any]:
+        """Model weights (and target models, where an agent has them)."""
+        ...
+
+    def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
+        """Restore what ``state_dict`` returned."""
+        ...
+
+    def train_mode(self, itr: int) -> None:
+        """Switch to training forward passes."""
+        ...
+
+    def sample_mode(self, itr: int) -> None:
+        """Switch to sampling (exploration)."""
+        ...
+
+    def eval_mode(self, itr: int) -> None:
+        """Switch to evaluation."""
+        ...
+
+
+@runtime_checkable
+class Sampler(Protocol):
+    """What a runner uses of a sampler (see ``rlpyt.samplers.base.BaseSampler``)."""
+
+    batch_spec: BatchSpec
+    mid_batch_reset: bool
+
+    def initialize(
+        self,
+        agent: Agent,
+        affinity: dict | None = None,
+        seed: int | None = None,
+        bootstrap_value: bool = False,
+        traj_info_kwargs: dict | None = None,
+        rank: int = 0,
+        world_size: int = 1,
+    ) -> Any:
+        """Build envs, initialize the agent, allocate buffers; returns example records."""
+        ...
+
+    def obtain_samples(self, itr: int) -> tuple[Any, list]:
+        """Fill the samples buffer; returns ``(samples [T, B], traj_infos)``."""
+        ...
+
+    def evaluate_agent(self, itr: int) -> list:
+        """Run evaluation episodes; returns the completed TrajInfos."""
+        ...
+
+    def shutdown(self) -> None:
+        """Release envs and processes (idempotent)."""
+        ...
+
+    def state_dict(self) -> dict:
+        """State for exact resume."""
+        ...
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore what ``state_dict`` returned."""
+        ...
+
+
+@runtime_checkable
+class Algorithm(Protocol):
+    """What a runner uses of an algorithm (see ``rlpyt.algos.base.RlAlgorithm``).
+
+    ``bootstrap_value``: the sampler must record ``V(s_T)``; ``discount``: for TrajInfo's
+    DiscountedReturn; ``min_itr_learn``: no evaluation before this iteration (replay warm-up);
+    ``opt_info_fields``: names of the OptInfo lists; ``update_counter``: gradient steps taken;
+    ``batch_size``: samples per gradient step (replay-ratio diagnostics, 0 if not meaningful).
+    """
+
+    bootstrap_value: bool
+    discount: float
+    min_itr_learn: int
+    opt_info_fields: tuple[str, ...]
+    update_counter: int
+
+    @property
+    def batch_size(self) -> int:
+        """Samples per gradient step."""
+        ...
+
+    def initialize(
+        self,
+        agent: Agent,
+        n_itr: int,
+        batch_spec: BatchSpec,
+        mid_batch_reset: bool,
+        examples: Any,
+        world_size: int = 1,
+        rank: int = 0,
+    ) -> None:
+        """Called once by synchronous runners after sampler and agent are initialized."""
+        ...
+
+    def optimize_agent(self, itr: int, samples: Any = None, sampler_itr: int | None = None) -> Any:
+        """Train on a batch; returns an OptInfo namedtuple of lists."""
+        ...
+
+    def optim_state_dict(self) -> dict:
+        """The optimizer's state dict."""
+        ...
+
+    def state_dict(self) -> dict:
+        """State for exact resume (optimizer, schedules, counters)."""
+        ...
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore what ``state_dict`` returned."""
+        ...
+
+
+@runtime_checkable
+class Runner(Protocol):
+    """What a launch script uses of a runner."""
+
+    def train(self, resume_from: str | bool | None = None) -> None:
+        """Run the whole training (optionally continuing from a snapshot)."""
+        ...
+
+
+@runtime_checkable
+class Collector(Protocol):
+    """What a sampler (or its worker) uses of a training collector.
+
+    A collector steps its slice of envs and the agent for ``T`` steps into its columns of the
+    ``[T, B]`` samples buffer (see ``rlpyt.samplers.collectors``).
+    """
+
+    mid_batch_reset: bool
+
+    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[Any, list]:
+        """Reset (and decorrelate) the envs; returns ``(agent_inputs, traj_infos)``."""
+        ...
+
+    def start_agent(self) -> None:
+        """Initialize the agent's per-collector state before the first batch."""
+        ...
+
+    def collect_batch(self, agent_inputs: Any, traj_infos: list, itr: int) -> Any:
+        """Fill one batch; returns ``(agent_inputs, traj_infos, completed_infos)``."""
+        ...
+
+    def reset_if_needed(self, agent_inputs: Any) -> None:
+        """Between batches: reset envs that wait for it (wait-reset collectors)."""
+        ...
