@@ -1,7 +1,8 @@
-"""A one-line progress bar for the console, drawn between the runner's log dumps.
+"""A one-line progress bar for the console (rlpyt's ``ProgBarCounter``, kept for its import path).
 
-Runners create a :class:`ProgBarCounter` per logging interval and feed it the iteration count.
-It draws only on an interactive terminal, so log files and CI output stay clean.
+Our runners print their own console line between log dumps (progress, steps/s, ETA) and do not
+use this bar; user scripts that drew rlpyt's bar around their own loops keep working. It draws
+only on an interactive terminal, so log files and CI output stay clean.
 """
 
 from __future__ import annotations

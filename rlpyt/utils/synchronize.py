@@ -1,8 +1,11 @@
-"""Inter-process synchronisation helpers: a readers/writer lock, queue draining, free ports.
+"""Inter-process synchronisation helpers (rlpyt's ``rlpyt.utils.synchronize`` API).
 
-The async runner guards the shared replay buffer with :class:`RWLock` (many sampler-side
-readers, one writer); samplers collect trajectory infos with :func:`drain_queue`; multi-run
-launches pick distinct torch.distributed ports with :func:`find_port`.
+- :class:`RWLock` (many readers, one writer): ``BaseAgent.async_cpu`` guards the shared-memory
+  model with it, so sampler processes never read half-copied weights while the optimizer
+  process writes them (asynchronous runs).
+- :func:`drain_queue`: empty a multiprocessing queue into a list, with sentinel handling.
+- :func:`find_port`: a free TCP port for torch.distributed's rendezvous, distinct per run when
+  several runs share a machine.
 """
 
 from __future__ import annotations
