@@ -11,6 +11,7 @@ from typing import Any
 
 from rlpyt.samplers.collections import BatchSpec, TrajInfo
 
+EVAL_SEED_OFFSET = 1_000_003  # eval envs get seeds far from the training envs'
 
 class BaseSampler:
     """Common arguments and bookkeeping of all samplers.

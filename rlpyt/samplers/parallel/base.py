@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from rlpyt.samplers.base import BaseSampler
+from rlpyt.samplers.base import EVAL_SEED_OFFSET, BaseSampler
 from rlpyt.samplers.buffer import build_samples_buffer, get_example_outputs
 from rlpyt.samplers.collections import TrajInfoFactory
 from rlpyt.samplers.collectors import SamplingNoise, select_unbiased
@@ -40,7 +40,6 @@ from rlpyt.samplers.parallel.worker import (
     WorkerGroup,
     sampling_process,
 )
-from rlpyt.samplers.serial.sampler import EVAL_SEED_OFFSET
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.launching.affinity import validate_affinity
 from rlpyt.utils.launching.cpus import allowed_cpus
