@@ -24,7 +24,7 @@ import numpy as np
 from ale_py import roms
 
 from rlpyt.envs.base import Env, EnvStep
-from rlpyt.samplers.collections import TrajInfo
+from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.spaces.int_box import IntBox
 
 EnvInfo = namedtuple("EnvInfo", ["game_score", "traj_done", "timeout"])
