@@ -1,46 +1,112 @@
-"""RlAlgorithm: the interface between the runner and an optimization procedure."""
+"""RlAlgorithm: the interface between the runner and an optimization procedure.
+
+Box: Algorithm. Runners call ``initialize`` once (synchronous runners) or ``async_initialize``
+and ``optim_initialize`` (asynchronous runners), then ``optimize_agent`` every iteration. The
+class attributes below are the defaults a runner reads directly (no ``getattr`` probes):
+subclasses override the ones that apply to them.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import torch
+
+    from rlpyt.protocols import Agent
+    from rlpyt.samplers.collections import BatchSpec
+    from rlpyt.utils.collections import AttrDict
 
 
 class RlAlgorithm:
     """Base of all algorithms.
 
-    Class attributes: ``opt_info_fields`` (names of the OptInfo lists), ``bootstrap_value``
-    (the sampler must record ``V(s_T)``), ``update_counter`` (gradient steps taken).
+    Class attributes (read by the runners; subclasses override what applies):
+        opt_info_fields: Names of the OptInfo lists ``optimize_agent`` returns (logged as five
+            statistics each).
+        bootstrap_value: The sampler must record ``V(s_T)`` (policy gradients: True).
+        discount: Discount of TrajInfo's ``DiscountedReturn`` (1.0 for algorithms without one).
+        min_itr_learn: First iteration that trains (replay warm-up); evaluation is skipped
+            before it (except at itr 0).
+        update_counter: Gradient steps taken so far.
     """
 
     opt_info_fields: tuple[str, ...] = ()
-    bootstrap_value = False
-    update_counter = 0
-    optimizer: Any  # set by initialize / optim_initialize
-    _batch_size: int
+    bootstrap_value: bool = False
+    discount: float = 1.0
+    min_itr_learn: int = 0
+    update_counter: int = 0
+    optimizer: torch.optim.Optimizer  # set by initialize / optim_initialize
+    _batch_size: int = 0  # set by initialize; 0: no replay-ratio diagnostics
 
     def initialize(
         self,
-        agent: Any,
+        agent: Agent,
         n_itr: int,
-        batch_spec: Any,
+        batch_spec: BatchSpec,
         mid_batch_reset: bool,
-        examples: Any,
+        examples: AttrDict,
         world_size: int = 1,
         rank: int = 0,
     ) -> None:
-        """Called by synchronous runners after the sampler and agent are initialized."""
+        """Called by synchronous runners after the sampler and agent are initialized.
+
+        Args:
+            agent: The (initialized) agent to train.
+            n_itr: Iterations the runner will run (for schedules).
+            batch_spec: The sampler's ``BatchSpec(T, B)``.
+            mid_batch_reset: Whether the sampler resets envs inside a batch.
+            examples: One example of each sampled record (``observation``, ``action``, ...).
+            world_size: Number of data-parallel processes.
+            rank: This process's index among them.
+        """
         raise NotImplementedError
 
-    def async_initialize(self, *args: Any, **kwargs: Any) -> Any:
-        """Called by asynchronous runners (replay-based algorithms)."""
-        raise NotImplementedError(f"{type(self).__name__} does not support async runners.")
+    def async_initialize(
+        self,
+        agent: Agent,
+        sampler_n_itr: int,
+        batch_spec: BatchSpec,
+        mid_batch_reset: bool,
+        examples: AttrDict,
+        world_size: int = 1,
+    ) -> Any:
+        """Called by asynchronous runners (replay-based algorithms): build the shared replay.
+
+        Args:
+            agent: The agent to train.
+            sampler_n_itr: Iterations the sampler process will run.
+            batch_spec: The sampler's ``BatchSpec(T, B)``.
+            mid_batch_reset: Whether the sampler resets envs inside a batch.
+            examples: One example of each sampled record.
+            world_size: Number of optimizer processes.
+
+        Returns:
+            The replay buffer, in shared memory.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} does not support asynchronous runners (AsyncRl): they need "
+            "a replay-based algorithm that implements async_initialize."
+        )
 
     def optim_initialize(self, rank: int = 0) -> None:
         """Build the optimizer (asynchronous runners call this in the optimizer process)."""
         raise NotImplementedError
 
-    def optimize_agent(self, itr: int, samples: Any = None, sampler_itr: int | None = None) -> Any:
-        """Train the agent on a batch; returns an OptInfo namedtuple of lists."""
+    def optimize_agent(
+        self, itr: int, samples: Any = None, sampler_itr: int | None = None
+    ) -> tuple | None:
+        """Train the agent on a batch.
+
+        Args:
+            itr: The runner's iteration.
+            samples: The sampler's ``Samples`` buffer, leaves ``[T, B, ...]`` (a namedarraytuple
+                built at run time, hence no static type).
+            sampler_itr: The sampler's iteration (asynchronous runners).
+
+        Returns:
+            An OptInfo namedtuple of lists (one list per ``opt_info_fields`` entry).
+        """
         raise NotImplementedError
 
     def optim_state_dict(self) -> dict:
@@ -62,5 +128,5 @@ class RlAlgorithm:
 
     @property
     def batch_size(self) -> int:
-        """Samples per gradient step (used for replay-ratio diagnostics)."""
+        """Samples per gradient step (replay-ratio diagnostics; 0 before ``initialize``)."""
         return self._batch_size

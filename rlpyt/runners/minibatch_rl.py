@@ -1,31 +1,36 @@
 """MinibatchRl and MinibatchRlEval: synchronous training in one process.
 
-The loop alternates ``sampler.obtain_samples(itr)`` and ``algo.optimize_agent(itr, samples)``
-and logs every ``log_interval_itrs``. The sampler may use worker processes; training always
-happens here. ``MinibatchRlEval`` also evaluates the agent before training and at every log.
+Box: Runner. A launch script builds sampler, agent and algorithm and calls ``train()``.
+``MinibatchRlBase`` holds the one training loop (``iter_train``): ``startup`` -> per iteration
+``sample_and_optimize`` and, every ``log_interval_itrs``, ``evaluate_agent`` -> ``log_diagnostics``
+(which also calls ``save_itr_snapshot``) -> ``shutdown``. Runners differ only in hooks:
+``evaluate_agent`` (MinibatchRl: none; MinibatchRlEval: the sampler's eval envs),
+``evaluate_before_training`` (MinibatchRlEval logs an itr-0 row) and ``runner_columns`` (the
+columns before the common block). The sampler may use worker processes; training always happens
+in this process. The measuring lives in :mod:`rlpyt.runners.diagnostics`.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections import deque
-from typing import Any
+from collections.abc import Iterator
 
 import psutil
 import torch
 
+from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.protocols import Agent, Algorithm, Sampler
 from rlpyt.runners.base import BaseRunner
+from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
 from rlpyt.runners.snapshot import get_rng_state, load_snapshot, set_rng_state
 from rlpyt.utils.launching.affinity import set_cpu_affinity
 from rlpyt.utils.logging import logger
 from rlpyt.utils.seed import make_seed, set_seed
 
-CONSOLE_LINE_SECONDS = 5.0  # at most one progress line this often between tabular dumps
-
 
 class MinibatchRlBase(BaseRunner):
-    """Shared start-up, snapshots and diagnostics of the synchronous runners.
+    """The synchronous training loop, start-up, snapshots and resume.
 
     Args:
         algo: The algorithm (``optimize_agent``).
@@ -39,11 +44,14 @@ class MinibatchRlBase(BaseRunner):
         log_interval_steps: Env steps between tabular logs.
     """
 
+    log_traj_window: int | None = None  # training TrajInfos kept for logging (None: all)
+    diagnostics: TrainingDiagnostics  # made in startup
+
     def __init__(
         self,
-        algo: Any,
-        agent: Any,
-        sampler: Any,
+        algo: Algorithm,
+        agent: Agent,
+        sampler: Sampler,
         n_steps: float,
         seed: int | None = None,
         affinity: dict | None = None,
@@ -60,6 +68,112 @@ class MinibatchRlBase(BaseRunner):
         self.world_size = 1
         self._start_itr = 0
 
+    # -- the loop -----------------------------------------------------------------------------
+
+    def iter_train(self, resume_from: str | bool | None = None) -> Iterator[Row]:
+        """Run the training, yielding each progress row as it is logged.
+
+        Args:
+            resume_from: Continue a run from a snapshot: a snapshot file, a run folder, or
+                True for the current logger's run folder (use with
+                ``logger_context(..., resume=True)``).
+
+        Yields:
+            One dict per log point: column name -> value, the values of that progress.csv row.
+        """
+        n_itr = self.startup()
+        try:
+            self._maybe_resume(resume_from)
+            if self._start_itr == 0 and (row := self.evaluate_before_training()) is not None:
+                yield row
+            for itr in range(self._start_itr, n_itr):
+                traj_infos, opt_info = self.sample_and_optimize(itr)
+                self.store_diagnostics(itr, traj_infos, opt_info)
+                if self.is_log_itr(itr):
+                    eval_traj_infos, eval_time = self.evaluate_agent(itr)
+                    yield self.log_diagnostics(itr, eval_traj_infos, eval_time)
+        finally:
+            self.shutdown()
+
+    def sample_and_optimize(self, itr: int) -> tuple[list[TrajInfo], tuple | None]:
+        """One iteration: sample a batch, train on it; returns ``(traj_infos, opt_info)``."""
+        logger.set_iteration(itr)
+        with logger.prefix(f"itr #{itr} "):
+            t0 = time.time()
+            self.agent.sample_mode(itr)
+            samples, traj_infos = self.sampler.obtain_samples(itr)
+            t1 = time.time()
+            self.agent.train_mode(itr)
+            opt_info = self.algo.optimize_agent(itr, samples)
+            self.diagnostics.add_times(t1 - t0, time.time() - t1)
+        return traj_infos, opt_info
+
+    def is_log_itr(self, itr: int) -> bool:
+        """True at the end of every logging interval."""
+        return (itr + 1) % self.log_interval_itrs == 0
+
+    # -- hooks ----------------------------------------------------------------------------------
+
+    def evaluate_before_training(self) -> Row | None:
+        """Hook: a row logged before the first iteration (None: no such row)."""
+        return None
+
+    def evaluate_agent(self, itr: int) -> tuple[list[TrajInfo] | None, float]:
+        """Hook: evaluate at a log point; returns ``(traj_infos, seconds)``.
+
+        This runner does not evaluate: ``(None, 0.0)``, and the log summarises the window of
+        training trajectories.
+        """
+        return None, 0.0
+
+    def runner_columns(self, traj_infos: list[TrajInfo] | None) -> Row:
+        """Hook: this runner's columns, logged before the common ``Diagnostics/`` block."""
+        return {}
+
+    def store_diagnostics(
+        self, itr: int, traj_infos: list[TrajInfo], opt_info: tuple | None
+    ) -> None:
+        """Hook: keep an iteration's completed TrajInfos and OptInfo until the next log."""
+        self.diagnostics.store(itr, traj_infos, opt_info)
+
+    def log_diagnostics(
+        self,
+        itr: int,
+        traj_infos: list[TrajInfo] | None = None,
+        eval_time: float = 0.0,
+        prefix: str = "Diagnostics/",
+        pre_training: bool = False,
+    ) -> Row:
+        """Save a snapshot, then record and dump one progress row; returns the row.
+
+        Args:
+            itr: The iteration just finished.
+            traj_infos: Evaluation TrajInfos to summarise (None: the training window).
+            eval_time: Seconds this log point spent evaluating.
+            prefix: Prefix of the runner and common columns.
+            pre_training: The evaluation row before any sampling (no snapshot, CumSteps 0).
+        """
+        if not pre_training:
+            self.save_itr_snapshot(itr)
+        update_counter = self.algo.update_counter
+        common = self.diagnostics.common_columns(
+            itr, update_counter, int(self.algo.batch_size), eval_time, pre_training
+        )
+        columns = {**self.runner_columns(traj_infos), **common}
+        row = {prefix + key: value for key, value in columns.items()}
+        row.update(self.diagnostics.stat_columns(traj_infos))
+        record_row(row)
+        self.diagnostics.mark_logged(itr, update_counter, pre_training)
+        return row
+
+    def save_itr_snapshot(self, itr: int) -> None:
+        """Hook: write a snapshot if the logger's snapshot mode asks for one."""
+        if logger.get_snapshot_mode() == "none" or logger.get_snapshot_dir() is None:
+            return
+        logger.log("saving snapshot...")
+        logger.save_itr_params(itr, self.get_itr_snapshot(itr))
+        logger.log("saved")
+
     # -- start-up and shut-down -----------------------------------------------------------
 
     def startup(self) -> int:
@@ -72,7 +186,7 @@ class MinibatchRlBase(BaseRunner):
             agent=self.agent,
             affinity=self.affinity,
             seed=self.seed + 1,
-            bootstrap_value=getattr(self.algo, "bootstrap_value", False),
+            bootstrap_value=self.algo.bootstrap_value,
             traj_info_kwargs=self.get_traj_info_kwargs(),
             rank=self.rank,
             world_size=self.world_size,
@@ -110,7 +224,7 @@ class MinibatchRlBase(BaseRunner):
 
     def get_traj_info_kwargs(self) -> dict:
         """TrajInfo keywords: the algorithm's discount for DiscountedReturn."""
-        return dict(discount=getattr(self.algo, "discount", 1))
+        return dict(discount=self.algo.discount)
 
     def get_n_itr(self) -> int:
         """Iterations: ``n_steps`` over the batch size, rounded up to whole log intervals."""
@@ -120,6 +234,16 @@ class MinibatchRlBase(BaseRunner):
         self.n_itr = n_itr
         logger.log(f"Running {n_itr} iterations of minibatch RL.")
         return n_itr
+
+    def initialize_logging(self) -> None:
+        """Start the diagnostics (counters, timers, trajectory window)."""
+        self.diagnostics = TrainingDiagnostics(
+            self.algo.opt_info_fields,
+            self.itr_batch_size,
+            self.n_itr,
+            self.world_size,
+            traj_window=self.log_traj_window,
+        )
 
     def shutdown(self) -> None:
         """Stop the sampler (idempotent)."""
@@ -143,28 +267,13 @@ class MinibatchRlBase(BaseRunner):
             algo_state_dict=self.algo.state_dict(),
             sampler_state=self.sampler.state_dict(),
             runner_state=self.runner_state(),
-            rnn_state=getattr(self.agent, "sampling_rnn_state", None),
+            rnn_state=getattr(self.agent, "sampling_rnn_state", None),  # recurrent agents only
             rng_state=get_rng_state(),
         )
 
-    def save_itr_snapshot(self, itr: int) -> None:
-        """Write a snapshot if the logger's snapshot mode asks for one."""
-        if logger.get_snapshot_mode() == "none" or logger.get_snapshot_dir() is None:
-            return
-        logger.log("saving snapshot...")
-        logger.save_itr_params(itr, self.get_itr_snapshot(itr))
-        logger.log("saved")
-
     def runner_state(self) -> dict:
         """Counters and windows the diagnostics carry between log points."""
-        return dict(
-            cum_completed_trajs=self._cum_completed_trajs,
-            traj_infos=list(self._traj_infos),
-            cum_time=time.time() - self._start_time,
-            cum_sample_time=self._cum_sample_time,
-            cum_optim_time=self._cum_optim_time,
-            cum_eval_time=self._cum_eval_time,
-        )
+        return self.diagnostics.state_dict()
 
     def resume(self, snapshot: dict) -> None:
         """Load a snapshot after ``startup``; training continues at the next iteration."""
@@ -172,23 +281,15 @@ class MinibatchRlBase(BaseRunner):
         self.algo.load_state_dict(snapshot["algo_state_dict"])
         self.sampler.load_state_dict(snapshot["sampler_state"])
         if snapshot.get("rnn_state") is not None:
-            self.agent.sampling_rnn_state = snapshot["rnn_state"]
-        state = snapshot["runner_state"]
-        self._cum_completed_trajs = state["cum_completed_trajs"]
-        self._traj_infos.extend(state["traj_infos"])
-        self._start_time = time.time() - state["cum_time"]
-        self._last_time = time.time()
-        self._cum_sample_time = state["cum_sample_time"]
-        self._cum_optim_time = state["cum_optim_time"]
-        self._cum_eval_time = state["cum_eval_time"]
-        self._last_update_counter = self.algo.update_counter
-        self._start_itr = snapshot["itr"] + 1
-        self._last_logged_itr = snapshot["itr"]
-        logger.drop_rows_after(snapshot["itr"])
+            self.agent.sampling_rnn_state = snapshot["rnn_state"]  # type: ignore[attr-defined]
+        itr = snapshot["itr"]
+        self.diagnostics.load_state_dict(snapshot["runner_state"], itr, self.algo.update_counter)
+        self._start_itr = itr + 1
+        logger.drop_rows_after(itr)
         set_rng_state(snapshot["rng_state"])
-        logger.log(f"Resumed from the snapshot of iteration {snapshot['itr']}.")
+        logger.log(f"Resumed from the snapshot of iteration {itr}.")
 
-    def _maybe_resume(self, resume_from: Any) -> None:
+    def _maybe_resume(self, resume_from: str | bool | None) -> None:
         if not resume_from:
             return
         path = logger.get_snapshot_dir() if resume_from is True else resume_from
@@ -199,229 +300,67 @@ class MinibatchRlBase(BaseRunner):
             )
         self.resume(load_snapshot(path))
 
-    # -- diagnostics ------------------------------------------------------------------------
-
-    def initialize_logging(self) -> None:
-        """Reset the diagnostics accumulators."""
-        self._opt_infos: dict[str, list] = {k: [] for k in self.algo.opt_info_fields}
-        self._start_time = self._last_time = self._last_line_time = time.time()
-        self._cum_completed_trajs = 0
-        self._new_completed_trajs = 0
-        self._last_update_counter = 0
-        self._last_logged_itr = -1
-        self._cum_sample_time = self._cum_optim_time = self._cum_eval_time = 0.0
-        self._traj_infos: deque = deque(maxlen=getattr(self, "log_traj_window", None))
-
-    def store_diagnostics(self, itr: int, traj_infos: list, opt_info: Any) -> None:
-        """Keep completed TrajInfos and OptInfo values until the next log point."""
-        self._cum_completed_trajs += len(traj_infos)
-        self._new_completed_trajs += len(traj_infos)
-        self._traj_infos.extend(traj_infos)
-        for key, values in zip(self.algo.opt_info_fields, opt_info or (), strict=False):
-            self._opt_infos[key].extend(values if isinstance(values, list) else [values])
-        self._console_line(itr)
-
-    def _console_line(self, itr: int) -> None:
-        now = time.time()
-        if now - self._last_line_time < CONSOLE_LINE_SECONDS:
-            return
-        self._last_line_time = now
-        done_itrs = itr + 1 - self._start_itr
-        elapsed = max(now - self._last_time, 1e-9)
-        run_elapsed = max(now - self._start_time, 1e-9)
-        rate = (itr - self._last_logged_itr) * self.itr_batch_size / elapsed
-        eta = (self.n_itr - itr - 1) * run_elapsed / max(done_itrs, 1)
-        logger.log(
-            f"itr {itr + 1}/{self.n_itr} | {(itr + 1) * self.itr_batch_size:,} steps | "
-            f"{rate:,.0f} steps/s | ETA {_format_seconds(eta)}",
-            with_prefix=False,
-        )
-
-    def log_diagnostics(
-        self,
-        itr: int,
-        traj_infos: list | None = None,
-        eval_time: float = 0.0,
-        prefix: str = "Diagnostics/",
-        pre_training: bool = False,
-    ) -> None:
-        """Record the diagnostics columns and the statistics, then dump one progress row.
-
-        ``pre_training``: the evaluation row before any sampling (CumSteps 0; rlpyt wrongly
-        reported one batch there).
-        """
-        if not pre_training:
-            self.save_itr_snapshot(itr)
-        new_time = time.time()
-        train_time = max(new_time - self._last_time - eval_time, 1e-9)
-        new_itrs = 0 if pre_training else itr - self._last_logged_itr
-        new_updates = self.algo.update_counter - self._last_update_counter
-        new_samples = self.itr_batch_size * new_itrs
-        cum_steps = 0 if pre_training else (itr + 1) * self.itr_batch_size
-        first = itr == 0 or pre_training
-        with logger.tabular_prefix(prefix):
-            self._record_runner_columns(traj_infos, eval_time)
-            logger.record_tabular("Iteration", itr)
-            logger.record_tabular("CumTime (s)", new_time - self._start_time)
-            logger.record_tabular("CumSteps", cum_steps)
-            logger.record_tabular("CumCompletedTrajs", self._cum_completed_trajs)
-            logger.record_tabular("CumUpdates", self.algo.update_counter)
-            logger.record_tabular("StepsPerSecond", math.nan if first else new_samples / train_time)
-            logger.record_tabular(
-                "UpdatesPerSecond", math.nan if first else new_updates / train_time
-            )
-            logger.record_tabular(
-                "ReplayRatio",
-                _ratio(new_updates * self._algo_batch_size() * self.world_size, new_samples),
-            )
-            logger.record_tabular(
-                "CumReplayRatio",
-                _ratio(
-                    self.algo.update_counter * self._algo_batch_size() * self.world_size, cum_steps
-                ),
-            )
-            logger.record_tabular("CumSampleTime (s)", self._cum_sample_time)
-            logger.record_tabular("CumOptimTime (s)", self._cum_optim_time)
-        self._log_infos(traj_infos)
-        logger.dump_tabular(with_prefix=False)
-        self._last_time = time.time()
-        self._last_line_time = self._last_time
-        self._last_update_counter = self.algo.update_counter
-        if not pre_training:
-            self._last_logged_itr = itr
-
-    def _algo_batch_size(self) -> int:
-        try:
-            return int(self.algo.batch_size)
-        except AttributeError:
-            return 0
-
-    def _record_runner_columns(self, traj_infos: list | None, eval_time: float) -> None:
-        """Columns before the common block (differ between runners)."""
-
-    def _log_infos(self, traj_infos: list | None = None) -> None:
-        """Five statistics per TrajInfo field and per OptInfo field."""
-        traj_infos = list(self._traj_infos) if traj_infos is None else traj_infos
-        if traj_infos:
-            for key in traj_infos[0]:
-                if not key.startswith("_"):
-                    logger.record_tabular_misc_stat(key, [info[key] for info in traj_infos])
-        for key, values in self._opt_infos.items():
-            logger.record_tabular_misc_stat(key, values)
-        self._opt_infos = {k: [] for k in self._opt_infos}
-
-    # -- the loop pieces ------------------------------------------------------------------------
-
-    def sample_and_optimize(self, itr: int) -> tuple[list, Any]:
-        """One iteration: sample a batch, train on it; returns ``(traj_infos, opt_info)``."""
-        logger.set_iteration(itr)
-        with logger.prefix(f"itr #{itr} "):
-            t0 = time.time()
-            self.agent.sample_mode(itr)
-            samples, traj_infos = self.sampler.obtain_samples(itr)
-            t1 = time.time()
-            self.agent.train_mode(itr)
-            opt_info = self.algo.optimize_agent(itr, samples)
-            self._cum_sample_time += t1 - t0
-            self._cum_optim_time += time.time() - t1
-        return traj_infos, opt_info
-
-    def is_log_itr(self, itr: int) -> bool:
-        """True at the end of every logging interval."""
-        return (itr + 1) % self.log_interval_itrs == 0
-
 
 class MinibatchRl(MinibatchRlBase):
-    """Synchronous training; training trajectories (the last ``log_traj_window``) are logged.
+    """Synchronous training; the last ``log_traj_window`` training trajectories are logged.
 
-    Args: as MinibatchRlBase, plus ``log_traj_window=100``.
+    Args:
+        algo, agent, sampler, n_steps, seed, affinity, log_interval_steps: As
+            :class:`MinibatchRlBase`.
+        log_traj_window: Completed training trajectories summarised at each log point.
     """
 
-    def __init__(self, *args: Any, log_traj_window: int = 100, **kwargs: Any):
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self,
+        algo: Algorithm,
+        agent: Agent,
+        sampler: Sampler,
+        n_steps: float,
+        seed: int | None = None,
+        affinity: dict | None = None,
+        log_interval_steps: float = 1e5,
+        log_traj_window: int = 100,
+    ):
+        super().__init__(algo, agent, sampler, n_steps, seed, affinity, log_interval_steps)
         self.log_traj_window = int(log_traj_window)
 
-    def train(self, resume_from: str | bool | None = None) -> None:
-        """Run the training.
-
-        Args:
-            resume_from: Continue a run from a snapshot: a snapshot file, a run folder, or
-                True for the current logger's run folder (use with
-                ``logger_context(..., resume=True)``).
-        """
-        n_itr = self.startup()
-        try:
-            self._maybe_resume(resume_from)
-            for itr in range(self._start_itr, n_itr):
-                traj_infos, opt_info = self.sample_and_optimize(itr)
-                self.store_diagnostics(itr, traj_infos, opt_info)
-                if self.is_log_itr(itr):
-                    self.log_diagnostics(itr)
-        finally:
-            self.shutdown()
-
-    def _record_runner_columns(self, traj_infos: list | None, eval_time: float) -> None:
-        logger.record_tabular("NewCompletedTrajs", self._new_completed_trajs)
-        logger.record_tabular("StepsInTrajWindow", sum(i["Length"] for i in self._traj_infos))
-        self._new_completed_trajs = 0
+    def runner_columns(self, traj_infos: list[TrajInfo] | None) -> Row:
+        """``NewCompletedTrajs`` and ``StepsInTrajWindow``."""
+        return self.diagnostics.window_columns()
 
 
 class MinibatchRlEval(MinibatchRlBase):
-    """Synchronous training with offline evaluation before training and at every log point."""
+    """Synchronous training with offline evaluation before training and at every log point.
 
-    def train(self, resume_from: str | bool | None = None) -> None:
-        """Run the training (see MinibatchRl.train for ``resume_from``)."""
-        n_itr = self.startup()
-        try:
-            self._maybe_resume(resume_from)
-            if self._start_itr == 0:
-                with logger.prefix("itr #0 "):
-                    eval_traj_infos, eval_time = self.evaluate_agent(0)
-                    self.log_diagnostics(0, eval_traj_infos, eval_time, pre_training=True)
-            for itr in range(self._start_itr, n_itr):
-                traj_infos, opt_info = self.sample_and_optimize(itr)
-                self.store_diagnostics(itr, traj_infos, opt_info)
-                if self.is_log_itr(itr):
-                    eval_traj_infos, eval_time = self.evaluate_agent(itr)
-                    self.log_diagnostics(itr, eval_traj_infos, eval_time)
-        finally:
-            self.shutdown()
+    Args: as :class:`MinibatchRlBase`. The log summarises the evaluation trajectories; the
+    sampler needs ``eval_n_envs > 0``.
+    """
 
-    def evaluate_agent(self, itr: int) -> tuple[list, float]:
+    def evaluate_before_training(self) -> Row:
+        """Evaluate the untrained agent and log its row (CumSteps 0)."""
+        with logger.prefix("itr #0 "):
+            traj_infos, eval_time = self.evaluate_agent(0)
+            return self.log_diagnostics(0, traj_infos, eval_time, pre_training=True)
+
+    def evaluate_agent(self, itr: int) -> tuple[list[TrajInfo], float]:
         """Evaluate (skipped before ``min_itr_learn`` except at itr 0); returns infos, seconds."""
-        if 0 < itr < getattr(self.algo, "min_itr_learn", 0) - 1:
+        if 0 < itr < self.algo.min_itr_learn - 1:
             return [], 0.0
         logger.log("Evaluating agent...")
         t0 = time.time()
         self.agent.eval_mode(itr)
         traj_infos = self.sampler.evaluate_agent(itr)
         eval_time = time.time() - t0
-        self._cum_eval_time += eval_time
+        self.diagnostics.add_eval_time(eval_time)
         logger.log(f"Evaluation: {len(traj_infos)} trajectories in {eval_time:.1f} s.")
         return traj_infos, eval_time
 
-    def _record_runner_columns(self, traj_infos: list | None, eval_time: float) -> None:
-        traj_infos = traj_infos or []
-        logger.record_tabular("StepsInEval", sum(i["Length"] for i in traj_infos))
-        logger.record_tabular("TrajsInEval", len(traj_infos))
-        logger.record_tabular("CumEvalTime", self._cum_eval_time)
-        logger.record_tabular("CumTrainTime", time.time() - self._start_time - self._cum_eval_time)
-
-    def _log_infos(self, traj_infos: list | None = None) -> None:
-        super()._log_infos(traj_infos if traj_infos is not None else [])
+    def runner_columns(self, traj_infos: list[TrajInfo] | None) -> Row:
+        """``StepsInEval``, ``TrajsInEval``, ``CumEvalTime`` and ``CumTrainTime``."""
+        return self.diagnostics.eval_columns(traj_infos or [])
 
 
-def _ratio(numerator: float, denominator: float) -> float:
-    return numerator / denominator if denominator else math.nan
-
-
-def _format_seconds(seconds: float) -> str:
-    seconds = int(seconds)
-    hours, rest = divmod(seconds, 3600)
-    return f"{hours:d}:{rest // 60:02d}:{rest % 60:02d}"
-
-
-def _cpu_affinity() -> Any:
+def _cpu_affinity() -> list[int] | str:
     try:
         return psutil.Process().cpu_affinity()
     except (AttributeError, OSError):
