@@ -23,7 +23,7 @@ from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.protocols import Agent, Algorithm, Sampler
 from rlpyt.runners.base import BaseRunner
 from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
-from rlpyt.runners.snapshot import get_rng_state, load_snapshot, set_rng_state
+from rlpyt.runners.snapshot import load_snapshot, make_snapshot, restore_components
 from rlpyt.utils.launching.affinity import set_cpu_affinity
 from rlpyt.utils.logging import logger
 from rlpyt.utils.seed import make_seed, set_seed
@@ -253,23 +253,10 @@ class MinibatchRlBase(BaseRunner):
     # -- snapshots and resume -------------------------------------------------------------
 
     def get_itr_snapshot(self, itr: int) -> dict:
-        """Everything needed to resume exactly after iteration ``itr``.
-
-        rlpyt's keys (``itr``, ``cum_steps``, ``agent_state_dict``, ``optimizer_state_dict``)
-        plus ``algo_state_dict``, ``sampler_state``, ``runner_state``, ``rnn_state`` and
-        ``rng_state``.
-        """
-        return dict(
-            itr=itr,
-            cum_steps=(itr + 1) * self.itr_batch_size,
-            agent_state_dict=self.agent.state_dict(),
-            optimizer_state_dict=self.algo.optim_state_dict(),
-            algo_state_dict=self.algo.state_dict(),
-            sampler_state=self.sampler.state_dict(),
-            runner_state=self.runner_state(),
-            rnn_state=getattr(self.agent, "sampling_rnn_state", None),  # recurrent agents only
-            rng_state=get_rng_state(),
-        )
+        """Everything needed to resume exactly after iteration ``itr`` (see ``make_snapshot``)."""
+        cum_steps = (itr + 1) * self.itr_batch_size
+        state = self.runner_state()
+        return make_snapshot(itr, cum_steps, self.agent, self.algo, self.sampler, state)
 
     def runner_state(self) -> dict:
         """Counters and windows the diagnostics carry between log points."""
@@ -277,16 +264,11 @@ class MinibatchRlBase(BaseRunner):
 
     def resume(self, snapshot: dict) -> None:
         """Load a snapshot after ``startup``; training continues at the next iteration."""
-        self.agent.load_state_dict(snapshot["agent_state_dict"])
-        self.algo.load_state_dict(snapshot["algo_state_dict"])
-        self.sampler.load_state_dict(snapshot["sampler_state"])
-        if snapshot.get("rnn_state") is not None:
-            self.agent.sampling_rnn_state = snapshot["rnn_state"]  # type: ignore[attr-defined]
         itr = snapshot["itr"]
+        restore_components(snapshot, self.agent, self.algo, self.sampler)
         self.diagnostics.load_state_dict(snapshot["runner_state"], itr, self.algo.update_counter)
         self._start_itr = itr + 1
         logger.drop_rows_after(itr)
-        set_rng_state(snapshot["rng_state"])
         logger.log(f"Resumed from the snapshot of iteration {itr}.")
 
     def _maybe_resume(self, resume_from: str | bool | None) -> None:
