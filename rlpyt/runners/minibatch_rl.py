@@ -318,6 +318,8 @@ class MinibatchRlEval(MinibatchRlBase):
     sampler needs ``eval_n_envs > 0``.
     """
 
+    log_traj_window = 0  # training trajectories are counted, not kept (the log shows eval ones)
+
     def evaluate_before_training(self) -> Row:
         """Evaluate the untrained agent and log its row (CumSteps 0)."""
         with logger.prefix("itr #0 "):
