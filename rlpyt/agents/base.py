@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 from torch.nn.parallel import DistributedDataParallel
@@ -25,6 +25,10 @@ from rlpyt.models.utils import strip_ddp_state_dict
 from rlpyt.utils.buffer import buffer_func, buffer_method, buffer_to
 from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.synchronize import RWLock
+
+if TYPE_CHECKING:
+    from rlpyt.envs.base import EnvSpaces
+    from rlpyt.protocols import AgentMode
 
 AgentInputs = namedarraytuple("AgentInputs", ["observation", "prev_action", "prev_reward"])
 AgentInputsRnn = namedarraytuple(
@@ -52,7 +56,8 @@ class BaseAgent:
 
     Args:
         ModelCls: Model class, built in :meth:`initialize` as
-            ``ModelCls(**make_env_to_model_kwargs(env_spaces), **model_kwargs)``.
+            ``ModelCls(**make_env_to_model_kwargs(env_spaces), **model_kwargs)``; None: the
+            class attribute ``default_model_cls`` (e.g. ``AtariFfModel`` for ``AtariFfAgent``).
         model_kwargs: Extra model keywords (e.g. ``config["model"]``); copied, never mutated.
         initial_model_state_dict: Loaded into the model at :meth:`initialize`; a model state
             dict or an agent ``state_dict()`` (see the module docstring).
@@ -60,6 +65,7 @@ class BaseAgent:
 
     recurrent = False
     alternating = False
+    default_model_cls: ClassVar[type[torch.nn.Module] | None] = None
 
     def __init__(
         self,
@@ -67,7 +73,7 @@ class BaseAgent:
         model_kwargs: Mapping[str, Any] | None = None,
         initial_model_state_dict: Mapping[str, Any] | None = None,
     ):
-        self.ModelCls = ModelCls
+        self.ModelCls = ModelCls if ModelCls is not None else self.default_model_cls
         self.model_kwargs = dict(model_kwargs or {})
         self.initial_model_state_dict = initial_model_state_dict
         self.model: Any = None  # torch.nn.Module (DDP-wrapped after data_parallel)
@@ -75,12 +81,13 @@ class BaseAgent:
         self.distribution: Any = None
         self.device = CPU
         self.env_model_kwargs: dict[str, Any] = {}
-        self._mode: str | None = None
+        self._mode: AgentMode | None = None
         self._ddp = False
         # Async parameter sync (made in initialize(share_memory=True), before processes start):
         self._rw_lock: RWLock | None = None
         self._send_count: Any = None  # shared counter of parameter sends
         self._recv_count = 0
+        self.reset()  # no carried state yet (recurrent mixins make theirs here)
 
     def __call__(self, *agent_inputs: Any) -> Any:
         """Differentiable forward pass on the model's device (defined by each agent family)."""
@@ -88,7 +95,7 @@ class BaseAgent:
 
     def initialize(
         self,
-        env_spaces: Any,
+        env_spaces: EnvSpaces,
         share_memory: bool = False,
         global_B: int = 1,
         env_ranks: list[int] | None = None,
@@ -116,7 +123,7 @@ class BaseAgent:
             self._rw_lock = RWLock()
             self._send_count = mp.get_context("spawn").RawValue("l", 0)
 
-    def make_env_to_model_kwargs(self, env_spaces: Any) -> dict[str, Any]:
+    def make_env_to_model_kwargs(self, env_spaces: EnvSpaces) -> dict[str, Any]:
         """Model keywords that depend on the env (e.g. ``image_shape``, ``output_size``)."""
         return {}
 
@@ -192,6 +199,11 @@ class BaseAgent:
     def _to_cpu(self, outputs: Any) -> Any:
         return outputs if self.device.type == "cpu" else buffer_to(outputs, CPU)
 
+    # The model's inputs from the agent's input tuple: moved to the device. Agents that also
+    # transform them (e.g. one-hot actions) override it; bound to _to_device itself, not a
+    # wrapper, because step() calls it once per time step.
+    _model_inputs = _to_device
+
     # ---- sampler-facing ------------------------------------------------------------------
 
     def collector_initialize(self, global_B: int = 1, env_ranks: list[int] | None = None) -> None:
@@ -224,6 +236,15 @@ class BaseAgent:
     def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
         """Load what :meth:`state_dict` returned (also from a DDP-wrapped agent)."""
         self.bare_model.load_state_dict(model_state_dict_of(state_dict))
+
+    @property
+    def mode(self) -> AgentMode | None:
+        """``"train"``, ``"sample"`` or ``"eval"``: the last mode switch (None before the first).
+
+        Set only by :meth:`train_mode`, :meth:`sample_mode` and :meth:`eval_mode`; samplers and
+        runners may read it.
+        """
+        return self._mode
 
     def train_mode(self, itr: int) -> None:
         """Before optimization: torch train mode."""
@@ -303,12 +324,11 @@ class RecurrentAgentMixin:
     """
 
     recurrent = True
-    _mode: str | None  # from BaseAgent
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self._prev_rnn_state: Any = None
-        self._sample_rnn_state: Any = None
+    _mode: AgentMode | None  # from BaseAgent
+    # Replaced, never changed in place, so class-level None defaults are safe; BaseAgent's
+    # __init__ calls reset(), so the constructor stays BaseAgent's (its keywords visible).
+    _prev_rnn_state: Any = None
+    _sample_rnn_state: Any = None
 
     def reset(self) -> None:  # noqa: D102
         self._prev_rnn_state = None
@@ -375,14 +395,13 @@ class AlternatingRecurrentAgentMixin:
 
     recurrent = True
     alternating = True
-    _mode: str | None  # from BaseAgent
-
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self._prev_rnn_state_pair: list[Any] = [None, None]
-        self._sample_rnn_state_pair: list[Any] = [None, None]
-        self._alt = 0
-        self._sample_alt = 0
+    _mode: AgentMode | None  # from BaseAgent
+    # The sampling stash is replaced, never changed in place (class-level defaults are safe);
+    # the current pair is changed in place, so reset() (called by BaseAgent's __init__) makes it.
+    _prev_rnn_state_pair: list[Any]
+    _alt: int
+    _sample_rnn_state_pair: tuple[Any, ...] | list[Any] = (None, None)
+    _sample_alt = 0
 
     def reset(self) -> None:  # noqa: D102
         self._prev_rnn_state_pair = [None, None]

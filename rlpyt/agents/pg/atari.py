@@ -1,11 +1,11 @@
-"""Policy-gradient agents for Atari: categorical policies over conv models of stacked frames."""
+"""Policy-gradient agents for Atari: categorical policies over conv models of stacked frames.
+
+Each agent is a categorical PG agent with :class:`AtariMixin` and its default model class.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-import torch
+from typing import TYPE_CHECKING, Any
 
 from rlpyt.agents.pg.categorical import (
     AlternatingRecurrentCategoricalPgAgent,
@@ -15,11 +15,14 @@ from rlpyt.agents.pg.categorical import (
 from rlpyt.models.pg.atari_ff_model import AtariFfModel
 from rlpyt.models.pg.atari_lstm_model import AtariLstmModel
 
+if TYPE_CHECKING:
+    from rlpyt.envs.base import EnvSpaces
+
 
 class AtariMixin:
     """Model keywords from Atari env spaces: ``image_shape`` (C, H, W) and ``output_size``."""
 
-    def make_env_to_model_kwargs(self, env_spaces: Any) -> dict[str, Any]:
+    def make_env_to_model_kwargs(self, env_spaces: EnvSpaces) -> dict[str, Any]:
         """``image_shape=observation.shape``, ``output_size=action.n``."""
         return dict(
             image_shape=tuple(env_spaces.observation.shape),
@@ -28,36 +31,18 @@ class AtariMixin:
 
 
 class AtariFfAgent(AtariMixin, CategoricalPgAgent):
-    """Feed-forward A2C/PPO agent for Atari (see :class:`CategoricalPgAgent`)."""
+    """Feed-forward A2C/PPO agent for Atari; default model :class:`AtariFfModel`."""
 
-    def __init__(
-        self,
-        ModelCls: type[torch.nn.Module] = AtariFfModel,
-        model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-    ):
-        super().__init__(ModelCls, model_kwargs, initial_model_state_dict)
+    default_model_cls = AtariFfModel
 
 
 class AtariLstmAgent(AtariMixin, RecurrentCategoricalPgAgent):
-    """Recurrent A2C/PPO agent for Atari (see :class:`RecurrentCategoricalPgAgent`)."""
+    """Recurrent A2C/PPO agent for Atari; default model :class:`AtariLstmModel`."""
 
-    def __init__(
-        self,
-        ModelCls: type[torch.nn.Module] = AtariLstmModel,
-        model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-    ):
-        super().__init__(ModelCls, model_kwargs, initial_model_state_dict)
+    default_model_cls = AtariLstmModel
 
 
 class AlternatingAtariLstmAgent(AtariMixin, AlternatingRecurrentCategoricalPgAgent):
-    """Recurrent Atari agent for the alternating samplers."""
+    """Recurrent Atari agent for the alternating samplers; default model :class:`AtariLstmModel`."""
 
-    def __init__(
-        self,
-        ModelCls: type[torch.nn.Module] = AtariLstmModel,
-        model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-    ):
-        super().__init__(ModelCls, model_kwargs, initial_model_state_dict)
+    default_model_cls = AtariLstmModel

@@ -1,23 +1,24 @@
 """Policy-gradient agents for classic control with discrete actions (CartPole, Acrobot, ...).
 
+Each agent is a categorical PG agent with :class:`ClassicMixin` and its default model class.
 Not in the original rlpyt, which had PG agents for Atari and Mujoco only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-import torch
+from typing import TYPE_CHECKING, Any
 
 from rlpyt.agents.pg.categorical import CategoricalPgAgent, RecurrentCategoricalPgAgent
 from rlpyt.models.pg.classic_model import ClassicFfModel, ClassicLstmModel
+
+if TYPE_CHECKING:
+    from rlpyt.envs.base import EnvSpaces
 
 
 class ClassicMixin:
     """Model keywords from the env spaces: ``observation_shape``, ``action_size=action.n``."""
 
-    def make_env_to_model_kwargs(self, env_spaces: Any) -> dict[str, Any]:
+    def make_env_to_model_kwargs(self, env_spaces: EnvSpaces) -> dict[str, Any]:
         """``observation_shape=observation.shape``, ``action_size=action.n``."""
         return dict(
             observation_shape=tuple(env_spaces.observation.shape),
@@ -26,24 +27,12 @@ class ClassicMixin:
 
 
 class ClassicFfAgent(ClassicMixin, CategoricalPgAgent):
-    """Feed-forward categorical A2C/PPO agent over :class:`ClassicFfModel`."""
+    """Feed-forward categorical A2C/PPO agent; default model :class:`ClassicFfModel`."""
 
-    def __init__(
-        self,
-        ModelCls: type[torch.nn.Module] = ClassicFfModel,
-        model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-    ):
-        super().__init__(ModelCls, model_kwargs, initial_model_state_dict)
+    default_model_cls = ClassicFfModel
 
 
 class ClassicLstmAgent(ClassicMixin, RecurrentCategoricalPgAgent):
-    """Recurrent categorical A2C/PPO agent over :class:`ClassicLstmModel`."""
+    """Recurrent categorical A2C/PPO agent; default model :class:`ClassicLstmModel`."""
 
-    def __init__(
-        self,
-        ModelCls: type[torch.nn.Module] = ClassicLstmModel,
-        model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-    ):
-        super().__init__(ModelCls, model_kwargs, initial_model_state_dict)
+    default_model_cls = ClassicLstmModel

@@ -1,9 +1,11 @@
 """Policy-gradient agents with a diagonal Gaussian policy (continuous actions).
 
-The model maps ``(observation, prev_action, prev_reward[, init_rnn_state])`` to
+The skeletons of ``rlpyt.agents.pg.base`` with :class:`GaussianPgMixin`: the model maps
+``(observation, prev_action, prev_reward[, init_rnn_state])`` to
 ``(mu, log_std, value[, next_rnn_state])``. Shapes: ``observation [..., *obs_shape]``,
 ``prev_action [..., A]``, ``prev_reward [...]``, ``mu, log_std [..., A]``, ``value [...]`` with
-leading ``[]``, ``[B]`` or ``[T, B]``; rnn state fields ``[N, B, H]``.
+leading ``[]``, ``[B]`` or ``[T, B]``; rnn state fields ``[N, B, H]``. ``dist_info`` is
+``DistInfoStd(mean=mu, log_std=log_std)``.
 
 Sampled actions are recorded unclipped (the log-likelihood must match the sample); the env
 clips them to its bounds.
@@ -11,23 +13,22 @@ clips them to its bounds.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
-from rlpyt.agents.base import (
-    AgentStep,
-    AlternatingRecurrentAgentMixin,
-    BaseAgent,
-    RecurrentAgentMixin,
-    recorded_rnn_state,
-)
-from rlpyt.agents.pg.base import AgentInfo, AgentInfoRnn
+from rlpyt.agents.base import AlternatingRecurrentAgentMixin, RecurrentAgentMixin
+from rlpyt.agents.pg.base import PgAgent, RecurrentPgAgent
 from rlpyt.distributions.gaussian import DistInfoStd, Gaussian
 
+if TYPE_CHECKING:
+    from rlpyt.envs.base import EnvSpaces
+    from rlpyt.spaces.float_box import FloatBox
+    from rlpyt.spaces.gym_wrapper import GymSpaceWrapper
 
-def check_action_space(action_space: Any) -> None:
+
+def check_action_space(action_space: FloatBox | GymSpaceWrapper) -> None:
     """Raise unless the action space is 1-D with symmetric bounds (``low == -high``)."""
     shape = tuple(action_space.shape)
     if len(shape) != 1:
@@ -44,14 +45,19 @@ def check_action_space(action_space: Any) -> None:
         )
 
 
-class _GaussianMixin:
-    """Builds the Gaussian distribution; forwards observation-normalization updates."""
+class GaussianPgMixin:
+    """Builds ``Gaussian(dim=A)`` (std from the model); forwards observation-normalization updates.
+
+    The model inputs are the agent inputs moved to the device (``BaseAgent._model_inputs``).
+    """
+
+    DistInfoCls = DistInfoStd
 
     def initialize(
         self,
-        env_spaces: Any,
+        env_spaces: EnvSpaces,
         share_memory: bool = False,
-        global_B: int = 1,
+        global_B: int = 1,  # noqa: N803
         env_ranks: list[int] | None = None,
     ) -> None:
         """Check the action space, build the model and ``Gaussian(dim=A)`` (std from the model)."""
@@ -68,97 +74,22 @@ class _GaussianMixin:
         self.bare_model.update_obs_rms(self._to_device(observation))  # type: ignore[attr-defined]
 
 
-class GaussianPgAgent(_GaussianMixin, BaseAgent):
+class GaussianPgAgent(GaussianPgMixin, PgAgent):
     """Feed-forward Gaussian policy agent; the model returns ``(mu, log_std, value)``."""
 
-    def __call__(
-        self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
-    ) -> tuple[DistInfoStd, torch.Tensor]:
-        """Training forward pass: ``(DistInfoStd(mean, log_std), value)`` on the device."""
-        inputs = self._to_device((observation, prev_action, prev_reward))
-        mu, log_std, value = self.model(*inputs)
-        return DistInfoStd(mean=mu, log_std=log_std), value
 
-    @torch.no_grad()
-    def step(
-        self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
-    ) -> AgentStep:
-        """Sample actions: ``AgentStep(action [..., A], AgentInfo(dist_info, value))``, CPU."""
-        inputs = self._to_device((observation, prev_action, prev_reward))
-        mu, log_std, value = self.model(*inputs)
-        dist_info = DistInfoStd(mean=mu, log_std=log_std)
-        action = self.distribution.sample(dist_info)
-        agent_info = AgentInfo(dist_info=dist_info, value=value)
-        return AgentStep(action=self._to_cpu(action), agent_info=self._to_cpu(agent_info))
-
-    @torch.no_grad()
-    def value(
-        self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
-    ) -> torch.Tensor:
-        """State value ``[...]`` on the CPU (the sampler's bootstrap value)."""
-        _mu, _log_std, value = self.model(*self._to_device((observation, prev_action, prev_reward)))
-        return self._to_cpu(value)
-
-
-class RecurrentGaussianPgAgentBase(_GaussianMixin, BaseAgent):
-    """Recurrent Gaussian policy agent; the model returns ``(mu, log_std, value, rnn_state)``.
-
-    Combine with a recurrent-state mixin (see the two concrete classes below).
-    """
-
-    def __call__(
-        self,
-        observation: torch.Tensor,
-        prev_action: torch.Tensor,
-        prev_reward: torch.Tensor,
-        init_rnn_state: Any,
-    ) -> tuple[DistInfoStd, torch.Tensor, Any]:
-        """Training forward pass over ``[T, B]``: ``(DistInfoStd, value, next_rnn_state)``.
-
-        Starts from ``init_rnn_state`` (``[N, B, H]`` fields, or None for zeros); all outputs
-        stay on the model's device.
-        """
-        inputs = self._to_device((observation, prev_action, prev_reward, init_rnn_state))
-        mu, log_std, value, next_rnn_state = self.model(*inputs)
-        return DistInfoStd(mean=mu, log_std=log_std), value, next_rnn_state
-
-    @torch.no_grad()
-    def step(
-        self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
-    ) -> AgentStep:
-        """Sample actions and advance the recurrent state; outputs on the CPU.
-
-        ``agent_info.prev_rnn_state`` is the state before this step, ``[B, N, H]`` fields.
-        """
-        prev_rnn_state = self.prev_rnn_state  # type: ignore[attr-defined]
-        inputs = self._to_device((observation, prev_action, prev_reward, prev_rnn_state))
-        mu, log_std, value, rnn_state = self.model(*inputs)
-        dist_info = DistInfoStd(mean=mu, log_std=log_std)
-        action = self.distribution.sample(dist_info)
-        agent_info = AgentInfoRnn(
-            dist_info=dist_info,
-            value=value,
-            prev_rnn_state=recorded_rnn_state(prev_rnn_state, rnn_state),
-        )
-        self.advance_rnn_state(rnn_state)  # type: ignore[attr-defined]  # stays on the device
-        return AgentStep(action=self._to_cpu(action), agent_info=self._to_cpu(agent_info))
-
-    @torch.no_grad()
-    def value(
-        self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
-    ) -> torch.Tensor:
-        """State value ``[...]`` on the CPU from the current state, which is not advanced."""
-        prev_rnn_state = self.prev_rnn_state  # type: ignore[attr-defined]
-        inputs = self._to_device((observation, prev_action, prev_reward, prev_rnn_state))
-        _mu, _log_std, value, _rnn_state = self.model(*inputs)
-        return self._to_cpu(value)
-
-
-class RecurrentGaussianPgAgent(RecurrentAgentMixin, RecurrentGaussianPgAgentBase):
+class RecurrentGaussianPgAgent(RecurrentAgentMixin, GaussianPgMixin, RecurrentPgAgent):
     """Recurrent Gaussian policy agent with one recurrent state for all its envs."""
 
 
 class AlternatingRecurrentGaussianPgAgent(
-    AlternatingRecurrentAgentMixin, RecurrentGaussianPgAgentBase
+    AlternatingRecurrentAgentMixin, GaussianPgMixin, RecurrentPgAgent
 ):
     """Recurrent Gaussian policy agent for the alternating samplers (two env groups)."""
+
+
+class RecurrentGaussianPgAgentBase(GaussianPgMixin, RecurrentPgAgent):
+    """A recurrent Gaussian agent without its recurrent-state mixin.
+
+    Kept for rlpyt's import path: rlpyt's recurrent agents were this plus a state mixin.
+    """

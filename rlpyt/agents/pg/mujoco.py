@@ -1,11 +1,11 @@
-"""Policy-gradient agents for continuous control: Gaussian policies over MLP models."""
+"""Policy-gradient agents for continuous control: Gaussian policies over MLP models.
+
+Each agent is a Gaussian PG agent with :class:`MujocoMixin` and its default model class.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-import torch
+from typing import TYPE_CHECKING, Any
 
 from rlpyt.agents.pg.gaussian import (
     AlternatingRecurrentGaussianPgAgent,
@@ -15,11 +15,14 @@ from rlpyt.agents.pg.gaussian import (
 from rlpyt.models.pg.mujoco_ff_model import MujocoFfModel
 from rlpyt.models.pg.mujoco_lstm_model import MujocoLstmModel
 
+if TYPE_CHECKING:
+    from rlpyt.envs.base import EnvSpaces
+
 
 class MujocoMixin:
     """Model keywords from continuous-control env spaces: ``observation_shape``, ``action_size``."""
 
-    def make_env_to_model_kwargs(self, env_spaces: Any) -> dict[str, Any]:
+    def make_env_to_model_kwargs(self, env_spaces: EnvSpaces) -> dict[str, Any]:
         """``observation_shape=observation.shape``, ``action_size=action.shape[0]``."""
         if len(env_spaces.action.shape) != 1:
             raise ValueError(
@@ -32,36 +35,18 @@ class MujocoMixin:
 
 
 class MujocoFfAgent(MujocoMixin, GaussianPgAgent):
-    """Feed-forward A2C/PPO agent for continuous control (see :class:`GaussianPgAgent`)."""
+    """Feed-forward A2C/PPO agent for continuous control; default model :class:`MujocoFfModel`."""
 
-    def __init__(
-        self,
-        ModelCls: type[torch.nn.Module] = MujocoFfModel,
-        model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-    ):
-        super().__init__(ModelCls, model_kwargs, initial_model_state_dict)
+    default_model_cls = MujocoFfModel
 
 
 class MujocoLstmAgent(MujocoMixin, RecurrentGaussianPgAgent):
-    """Recurrent A2C/PPO agent for continuous control."""
+    """Recurrent A2C/PPO agent for continuous control; default model :class:`MujocoLstmModel`."""
 
-    def __init__(
-        self,
-        ModelCls: type[torch.nn.Module] = MujocoLstmModel,
-        model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-    ):
-        super().__init__(ModelCls, model_kwargs, initial_model_state_dict)
+    default_model_cls = MujocoLstmModel
 
 
 class AlternatingMujocoLstmAgent(MujocoMixin, AlternatingRecurrentGaussianPgAgent):
-    """Recurrent continuous-control agent for the alternating samplers."""
+    """Recurrent continuous-control agent for the alternating samplers (model MujocoLstmModel)."""
 
-    def __init__(
-        self,
-        ModelCls: type[torch.nn.Module] = MujocoLstmModel,
-        model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-    ):
-        super().__init__(ModelCls, model_kwargs, initial_model_state_dict)
+    default_model_cls = MujocoLstmModel
