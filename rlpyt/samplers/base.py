@@ -1,17 +1,46 @@
 """BaseSampler: the interface every sampler offers to the runner.
 
-A sampler owns the environments and fills one ``[T, B]`` samples buffer per iteration. The
-runner calls ``initialize`` once, then ``obtain_samples(itr)`` every iteration and
-``evaluate_agent(itr)`` at log points, and ``shutdown()`` at the end.
+Box: Sampler. A sampler owns the environments and fills one ``[T, B]`` samples buffer per
+iteration. The runner calls ``initialize`` once, then ``obtain_samples(itr)`` every iteration
+and ``evaluate_agent(itr)`` at log points, and ``shutdown()`` at the end. Invariant: between two
+of these calls nothing writes the samples buffer, so the algorithm may read it freely. Every
+sampler is a :class:`rlpyt.protocols.Sampler`.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
-from rlpyt.samplers.collections import BatchSpec, TrajInfo
+from rlpyt.samplers.collections import BatchSpec, Samples, TrajInfo
+
+if TYPE_CHECKING:
+    from rlpyt.envs.base import Env
+    from rlpyt.protocols import Agent, Collector
+    from rlpyt.samplers.collectors import BaseEvalCollector
+    from rlpyt.utils.collections import AttrDict
 
 EVAL_SEED_OFFSET = 1_000_003  # eval envs get seeds far from the training envs'
+
+
+class CollectorClass(Protocol):
+    """A training collector class, as samplers take it (``CollectorCls``).
+
+    Its class attribute ``mid_batch_reset`` becomes the sampler's; called with the collector
+    keywords (``rank, envs, samples_np, batch_T, TrajInfoCls, agent, ...``: they differ between
+    serial, CPU and GPU collectors, hence ``...``), it makes a :class:`~rlpyt.protocols.Collector`.
+    """
+
+    mid_batch_reset: bool
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Collector:
+        """Make the collector."""
+        ...
+
+
+EvalCollectorClass = Callable[..., "BaseEvalCollector"]
+"""An evaluation collector class (``eval_CollectorCls``): makes a ``BaseEvalCollector``."""
+
 
 class BaseSampler:
     """Common arguments and bookkeeping of all samplers.
@@ -31,21 +60,25 @@ class BaseSampler:
         eval_env_kwargs: Keyword arguments for evaluation envs (default: ``env_kwargs``).
         eval_max_steps: Total env steps budget of one evaluation (over all eval envs).
         eval_max_trajectories: Stop evaluating after about this many complete trajectories.
+
+    Raises:
+        ValueError: ``batch_T`` or ``batch_B`` below 1, or ``eval_n_envs > 0`` without
+            ``eval_max_steps``.
     """
 
     mid_batch_reset = True
 
     def __init__(
         self,
-        EnvCls: Any,  # noqa: N803
+        EnvCls: Callable[..., Env],  # noqa: N803
         env_kwargs: dict,
         batch_T: int,  # noqa: N803
         batch_B: int,  # noqa: N803
-        CollectorCls: Any,  # noqa: N803
+        CollectorCls: CollectorClass,  # noqa: N803
         max_decorrelation_steps: int = 100,
-        TrajInfoCls: type = TrajInfo,  # noqa: N803
+        TrajInfoCls: type[TrajInfo] = TrajInfo,  # noqa: N803
         eval_n_envs: int = 0,
-        eval_CollectorCls: Any = None,  # noqa: N803
+        eval_CollectorCls: EvalCollectorClass | None = None,  # noqa: N803
         eval_env_kwargs: dict | None = None,
         eval_max_steps: int | None = None,
         eval_max_trajectories: int | None = None,
@@ -76,15 +109,40 @@ class BaseSampler:
         """Env steps per batch, ``T * B``."""
         return self.batch_spec.size
 
-    def initialize(self, *args: Any, **kwargs: Any) -> Any:
-        """Build envs, initialize the agent, allocate buffers; returns example records."""
+    def initialize(
+        self,
+        agent: Agent,
+        affinity: dict | None = None,
+        seed: int | None = None,
+        bootstrap_value: bool = False,
+        traj_info_kwargs: dict | None = None,
+        *,
+        rank: int = 0,
+        world_size: int = 1,
+    ) -> AttrDict:
+        """Build envs, initialize the agent, allocate buffers.
+
+        Args:
+            agent: The agent (its ``initialize`` is called here).
+            affinity: CPUs (and GPU) to use; see each sampler.
+            seed: Env ``i`` gets ``seed + i`` (global index); None: unseeded.
+            bootstrap_value: Record ``agent.bootstrap_value [1, B]`` (the value after the batch).
+            traj_info_kwargs: Keywords of every TrajInfo (e.g. ``discount``).
+            rank: This runner's rank among ``world_size`` parallel runners.
+            world_size: Number of parallel runners (each with its own sampler). ``rank`` and
+                ``world_size`` are keyword-only: rlpyt's serial and parallel samplers took them
+                in opposite orders, so no positional call worked for both.
+
+        Returns:
+            The example records used to allocate the buffers (for ``algo.initialize``).
+        """
         raise NotImplementedError
 
-    def obtain_samples(self, itr: int) -> tuple[Any, list]:
+    def obtain_samples(self, itr: int) -> tuple[Samples, list[TrajInfo]]:
         """Fill the samples buffer; returns ``(samples [T, B] torch views, traj_infos)``."""
         raise NotImplementedError
 
-    def evaluate_agent(self, itr: int) -> list:
+    def evaluate_agent(self, itr: int) -> list[TrajInfo]:
         """Run evaluation episodes; returns the completed TrajInfos."""
         raise NotImplementedError
 

@@ -6,6 +6,11 @@ process ends. Children started by fork inherit the mapping; children started by 
 forkserver receive it when the array is passed in the ``Process`` arguments (the file
 descriptor travels with the process start). Arrays cannot be sent through queues: workers get
 their buffers at start-up and write into them in place.
+
+Box: Utilities. The parallel samplers allocate every shared buffer through :func:`np_mp_array`
+and, before the first one, ask :func:`check_shared_memory` whether /dev/shm has room for all of
+them (:func:`nbytes_of` their example records times their rows), so the size check lives here,
+next to the allocator whose memory it measures.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import ctypes
 import multiprocessing as mp
 import os
 import shutil
+from collections.abc import Mapping
 from multiprocessing.context import get_spawning_popen
 from multiprocessing.reduction import ForkingPickler
 from typing import Any
@@ -110,6 +116,21 @@ def np_mp_array(shape: int | tuple[int, ...], dtype: Any) -> SharedNdarray:
 def is_shared(array: Any) -> bool:
     """True if ``array`` lives in memory made by :func:`np_mp_array` (itself or a view)."""
     return _shared_raw_of(array) is not None
+
+
+def nbytes_of(example: Any) -> int:
+    """Bytes of one example record: a leaf, a (nested) namedtuple or a mapping of them.
+
+    ``None`` fields count 0; e.g. the examples ``AttrDict`` of a sampler gives the bytes of
+    one env step over every buffer field.
+    """
+    if example is None:
+        return 0
+    if isinstance(example, Mapping):
+        return sum(nbytes_of(value) for value in example.values())
+    if isinstance(example, tuple):
+        return sum(nbytes_of(field) for field in example)
+    return int(np.asarray(example).nbytes)
 
 
 def shared_memory_free_bytes(path: str = "/dev/shm") -> int | None:

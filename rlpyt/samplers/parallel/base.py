@@ -1,17 +1,20 @@
 """ParallelSamplerBase: worker processes fill one shared ``[T, B]`` samples buffer.
 
-Called by the runner like every sampler (``initialize``, ``obtain_samples``,
-``evaluate_agent``, ``shutdown``). The master builds one throwaway example env, initializes the
-agent and allocates every buffer in shared memory (after checking /dev/shm has room), then
-starts the workers (:mod:`rlpyt.samplers.parallel.worker`) with everything in their ``Process``
-arguments. Worker ``w`` steps envs ``env_ranks[w]`` (a contiguous block of global indexes) and
-writes in place into ``samples_np[:, block]``.
+Box: Sampler (master side). Called by the runner like every sampler (``initialize``,
+``obtain_samples``, ``evaluate_agent``, ``shutdown``). The master builds one throwaway example
+env, initializes the agent and allocates every buffer in shared memory (after checking /dev/shm
+has room for all of them), then starts the workers through a
+:class:`~rlpyt.samplers.parallel.worker_group.WorkerGroup`, with everything in their
+``Process`` arguments (worker side: :mod:`rlpyt.samplers.parallel.worker`). Worker ``w`` steps
+envs ``env_ranks[w]`` (a contiguous block of global indexes) and writes in place into
+``samples_np[:, block]``.
 
-Per batch: the master sets ``ctrl.itr`` and releases each worker's ``start`` semaphore; each
-worker fills its columns and puts one ``batch`` report (its completed TrajInfos) on the report
-queue; the master gathers one report per worker. GPU samplers additionally serve actions per
-time step in between (see ``gpu/action_server.py``). Invariant: between ``obtain_samples``
-calls, no worker touches the samples buffer, so the algorithm may read it freely.
+Per batch: the master sets ``ctrl.itr`` and releases each worker's ``start`` semaphore (the
+worker acquires it); each worker fills its columns and puts one ``batch`` report (its completed
+TrajInfos) on the report queue; the master gathers one report per worker. GPU samplers
+additionally serve actions per time step in between (see ``gpu/action_server.py``). Invariant:
+between ``obtain_samples`` calls, no worker touches the samples buffer, so the algorithm may
+read it freely.
 """
 
 from __future__ import annotations
@@ -24,34 +27,37 @@ import multiprocessing as mp
 import os
 import sys
 import warnings
-from collections.abc import Iterator
-from typing import Any
-
-import numpy as np
+from collections.abc import Callable, Iterator
+from multiprocessing.context import BaseContext
+from typing import TYPE_CHECKING
 
 from rlpyt.samplers.base import EVAL_SEED_OFFSET, BaseSampler
 from rlpyt.samplers.buffer import build_samples_buffer, get_example_outputs
-from rlpyt.samplers.collections import TrajInfoFactory
-from rlpyt.samplers.collectors import SamplingNoise, select_unbiased
-from rlpyt.samplers.parallel.worker import (
-    GET_STATE,
-    NO_STATE_OP,
-    SET_STATE,
-    WorkerGroup,
-    sampling_process,
-)
+from rlpyt.samplers.collections import Samples, TrajInfo, TrajInfoFactory
+from rlpyt.samplers.collectors import select_unbiased
+from rlpyt.samplers.noise import SamplingNoise
+from rlpyt.samplers.parallel.worker import GET_STATE, NO_STATE_OP, SET_STATE, sampling_process
+from rlpyt.samplers.parallel.worker_group import WorkerGroup
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.launching.affinity import validate_affinity
 from rlpyt.utils.launching.cpus import allowed_cpus
-from rlpyt.utils.shared_memory import check_shared_memory
+from rlpyt.utils.shared_memory import check_shared_memory, nbytes_of
+
+if TYPE_CHECKING:
+    from rlpyt.envs.base import Env
+    from rlpyt.protocols import Agent
+    from rlpyt.samplers.base import CollectorClass, EvalCollectorClass
 
 START_METHODS = ("fork", "forkserver", "spawn")
 
 
 class ParallelSamplerBase(BaseSampler):
-    """Common machinery of the parallel samplers (arguments as BaseSampler, plus below).
+    """Common machinery of the parallel samplers.
 
     Args:
+        EnvCls, env_kwargs, batch_T, batch_B, CollectorCls, max_decorrelation_steps,
+            TrajInfoCls, eval_n_envs, eval_CollectorCls, eval_env_kwargs, eval_max_steps,
+            eval_max_trajectories: As :class:`~rlpyt.samplers.base.BaseSampler`.
         start_method: "fork", "forkserver" or "spawn"; None means "fork" where the OS has it
             (Linux), else the platform default. Everything workers need goes in their Process
             arguments, so all three work; spawn needs a picklable ``EnvCls`` and agent and an
@@ -65,32 +71,57 @@ class ParallelSamplerBase(BaseSampler):
 
     def __init__(
         self,
-        *args: Any,
+        EnvCls: Callable[..., Env],  # noqa: N803
+        env_kwargs: dict,
+        batch_T: int,  # noqa: N803
+        batch_B: int,  # noqa: N803
+        CollectorCls: CollectorClass,  # noqa: N803
+        max_decorrelation_steps: int = 100,
+        TrajInfoCls: type[TrajInfo] = TrajInfo,  # noqa: N803
+        eval_n_envs: int = 0,
+        eval_CollectorCls: EvalCollectorClass | None = None,  # noqa: N803
+        eval_env_kwargs: dict | None = None,
+        eval_max_steps: int | None = None,
+        eval_max_trajectories: int | None = None,
+        *,
         start_method: str | None = None,
         worker_timeout: float = 600.0,
-        **kwargs: Any,
     ):
-        super().__init__(*args, **kwargs)
+        super().__init__(
+            EnvCls=EnvCls,
+            env_kwargs=env_kwargs,
+            batch_T=batch_T,
+            batch_B=batch_B,
+            CollectorCls=CollectorCls,
+            max_decorrelation_steps=max_decorrelation_steps,
+            TrajInfoCls=TrajInfoCls,
+            eval_n_envs=eval_n_envs,
+            eval_CollectorCls=eval_CollectorCls,
+            eval_env_kwargs=eval_env_kwargs,
+            eval_max_steps=eval_max_steps,
+            eval_max_trajectories=eval_max_trajectories,
+        )
         if start_method is not None and start_method not in START_METHODS:
             raise ValueError(f"start_method must be one of {START_METHODS} or None.")
         self.start_method = start_method
         self.worker_timeout = float(worker_timeout)
-        self.workers: Any = None  # a WorkerGroup once initialized
+        self.workers: WorkerGroup | None = None  # set when the workers start
         self._shut_down = False
 
     # -- start-up ------------------------------------------------------------------------------
 
     def initialize(
         self,
-        agent: Any,
+        agent: Agent,
         affinity: dict | None = None,
         seed: int | None = None,
         bootstrap_value: bool = False,
         traj_info_kwargs: dict | None = None,
+        *,
         world_size: int = 1,
         rank: int = 0,
-        worker_process: Any = None,
-    ) -> Any:
+        worker_process: Callable[..., None] | None = None,
+    ) -> AttrDict:
         """Build the agent and shared buffers, start the workers, wait until they are ready.
 
         Args:
@@ -139,13 +170,13 @@ class ParallelSamplerBase(BaseSampler):
         self.worker_env_ranks = split_ranks(env_ranks, self.n_worker)
         self.worker_eval_ranks = split_ranks(list(range(self.eval_n_envs)), self.n_worker)
 
-    def _agent_init(self, agent: Any, env: Any, global_B: int, env_ranks: list[int]) -> None:  # noqa: N803
+    def _agent_init(self, agent: Agent, env: Env, global_B: int, env_ranks: list[int]) -> None:  # noqa: N803
         raise NotImplementedError
 
-    def _build_buffers(self, agent: Any, env: Any, bootstrap_value: bool) -> Any:
-        """Check /dev/shm, then allocate the shared ``[T, B]`` samples buffer."""
+    def _build_buffers(self, agent: Agent, env: Env, bootstrap_value: bool) -> AttrDict:
+        """Check that /dev/shm has room for every shared buffer, then allocate the samples."""
         examples = get_example_outputs(agent, env)
-        check_shared_memory(self._shared_nbytes(examples))
+        check_shared_memory(nbytes_of(examples) * self._shared_rows())
         self.samples_pyt, self.samples_np, examples = build_samples_buffer(
             agent,
             env,
@@ -157,41 +188,44 @@ class ParallelSamplerBase(BaseSampler):
         )
         return examples
 
-    def _shared_nbytes(self, examples: Any) -> int:
-        """Bytes of shared memory all buffers will take (an upper bound)."""
-        per_env_step = sum(nbytes_of(examples[key]) for key in examples)
-        T, B = self.batch_spec
-        return per_env_step * (T + 1) * B + self._extra_nbytes(per_env_step)
+    def _shared_rows(self) -> int:
+        """Env-step records the shared buffers hold: ``(T + 1) * B`` (an upper bound).
 
-    def _extra_nbytes(self, per_env_step: int) -> int:
-        return 0
+        Every field of the samples buffer has at most ``T + 1`` rows per env; GPU samplers add
+        their step buffers.
+        """
+        T, B = self.batch_spec
+        return (T + 1) * B
 
     def _start_workers(self) -> None:
         ctx = mp.get_context(self.start_method or default_start_method())
         self.ctx = ctx
-        self.workers = WorkerGroup(ctx, self.n_worker, self.worker_env_ranks, self.worker_timeout)
+        workers = WorkerGroup(ctx, self.n_worker, self.worker_env_ranks, self.worker_timeout)
+        self.workers = workers
         self.ctrl = AttrDict(
-            quit=self.workers.quit,
+            quit=workers.quit,
             do_eval=ctx.RawValue(ctypes.c_bool, False),
             itr=ctx.RawValue(ctypes.c_long, 0),
             stop_eval=ctx.RawValue(ctypes.c_bool, False),
             state_op=ctx.RawValue(ctypes.c_int, NO_STATE_OP),
         )
-        self._build_parallel_ctrl(ctx)
+        self._build_parallel_ctrl(ctx, workers)
         self._shut_down = False
         atexit.register(self.shutdown)
         try:
-            self.workers.start(sampling_process, self._common_kwargs(), self._worker_kwargs_list())
-            self.workers.gather("ready")
+            workers.start(
+                sampling_process, self._common_kwargs(workers), self._worker_kwargs_list(workers)
+            )
+            workers.gather("ready")
         except BaseException:
             self.shutdown()
             raise
 
-    def _build_parallel_ctrl(self, ctx: Any) -> None:
+    def _build_parallel_ctrl(self, ctx: BaseContext, workers: WorkerGroup) -> None:
         """Per-worker sync objects (``self.syncs``); GPU samplers add their semaphores."""
-        self.syncs = [AttrDict(start=s) for s in self.workers.start_semaphores]
+        self.syncs = [AttrDict(start=s) for s in workers.start_semaphores]
 
-    def _common_kwargs(self) -> dict:
+    def _common_kwargs(self, workers: WorkerGroup) -> dict:
         return dict(
             EnvCls=self.EnvCls,
             env_kwargs=self.env_kwargs,
@@ -210,11 +244,11 @@ class ParallelSamplerBase(BaseSampler):
             global_B=self.global_B,
             torch_threads=int(self.affinity.get("worker_torch_threads") or 1),
             ctrl=self.ctrl,
-            report_queue=self.workers.report_queue,
+            report_queue=workers.report_queue,
             parent_pid=os.getpid(),
         )
 
-    def _worker_agent(self) -> Any:
+    def _worker_agent(self) -> Agent | None:
         return None
 
     def _eval_max_T(self) -> int:  # noqa: N802
@@ -222,7 +256,7 @@ class ParallelSamplerBase(BaseSampler):
             return 0
         return max(1, int(self.eval_max_steps or 0) // self.eval_n_envs)
 
-    def _worker_kwargs_list(self) -> list[dict]:
+    def _worker_kwargs_list(self, workers: WorkerGroup) -> list[dict]:
         workers_cpus = self.affinity.get("workers_cpus")
         pin = bool(workers_cpus) and self.affinity.get("set_affinity", True)
         first = [ranks[0] - self.worker_env_ranks[0][0] for ranks in self.worker_env_ranks]
@@ -237,7 +271,7 @@ class ParallelSamplerBase(BaseSampler):
                 eval_env_ranks=eval_ranks,
                 samples_np=self.samples_np[:, block],
                 sync=self.syncs[w],
-                state_queue=self.workers.state_queues[w],
+                state_queue=workers.state_queues[w],
                 step_buffer_np=None,
                 eval_step_buffer_np=None,
                 cpus=workers_cpus[w] if pin and workers_cpus else None,
@@ -250,26 +284,26 @@ class ParallelSamplerBase(BaseSampler):
 
     # -- sampling -----------------------------------------------------------------------------
 
-    def obtain_samples(self, itr: int) -> tuple[Any, list]:
+    def obtain_samples(self, itr: int) -> tuple[Samples, list[TrajInfo]]:
         """Have every worker fill its columns of the batch.
 
         Returns:
             ``(samples_pyt, traj_infos)``: torch views of the ``[T, B]`` shared buffer and the
             TrajInfos completed during the batch (worker by worker).
         """
-        self._check_running()
+        workers = self._running()
         self.ctrl.itr.value = int(itr)
         self.ctrl.do_eval.value = False
         with self._shutdown_on_error():
-            self.workers.release_all()
+            workers.release_all()
             self._serve_batch(itr)
-            reports = self.workers.gather("batch")
+            reports = workers.gather("batch")
         return self.samples_pyt, [traj_info for report in reports for traj_info in report]
 
     def _serve_batch(self, itr: int) -> None:
         """GPU samplers compute the actions here while the workers step."""
 
-    def evaluate_agent(self, itr: int) -> list:
+    def evaluate_agent(self, itr: int) -> list[TrajInfo]:
         """Run the evaluation envs in the workers; returns complete, unbiased TrajInfos.
 
         Each eval env runs its quota of episodes (see ``BaseEvalCollector``) within
@@ -277,14 +311,14 @@ class ParallelSamplerBase(BaseSampler):
         """
         if self.eval_n_envs <= 0:
             raise RuntimeError("evaluate_agent needs eval_n_envs > 0 in the sampler.")
-        self._check_running()
+        workers = self._running()
         self.ctrl.itr.value = int(itr)
         self.ctrl.do_eval.value = True
         self.ctrl.stop_eval.value = False
         with self._shutdown_on_error():
-            self.workers.release_all()
+            workers.release_all()
             self._serve_evaluation(itr)
-            reports = self.workers.gather("eval")
+            reports = workers.gather("eval")
         self.ctrl.do_eval.value = False
         return select_unbiased([per_env for report in reports for per_env in report])
 
@@ -301,11 +335,11 @@ class ParallelSamplerBase(BaseSampler):
         sampler call. Envs that cannot be pickled are left out with a warning; a resumed run
         then restarts them and is no longer exact.
         """
-        self._check_running()
+        group = self._running()
         with self._shutdown_on_error():
             self.ctrl.state_op.value = GET_STATE
-            self.workers.release_all()
-            workers = self.workers.gather("state")
+            group.release_all()
+            workers = group.gather("state")
             self.ctrl.state_op.value = NO_STATE_OP
         errors = sorted({s["envs_error"] for s in workers if "envs_error" in s})
         if errors:
@@ -334,13 +368,13 @@ class ParallelSamplerBase(BaseSampler):
                 f"{self.n_worker}: resume with the same number of workers (affinity "
                 "workers_cpus) for an exact continuation."
             )
-        self._check_running()
+        group = self._running()
         with self._shutdown_on_error():
-            for state_queue, worker_state in zip(self.workers.state_queues, workers, strict=True):
+            for state_queue, worker_state in zip(group.state_queues, workers, strict=True):
                 state_queue.put(worker_state)
             self.ctrl.state_op.value = SET_STATE
-            self.workers.release_all()
-            self.workers.gather("state_loaded")
+            group.release_all()
+            group.gather("state_loaded")
             self.ctrl.state_op.value = NO_STATE_OP
         noise = getattr(self.agent, "distribution", None)
         if isinstance(noise, SamplingNoise) and "sampling_noise" in state:
@@ -358,9 +392,11 @@ class ParallelSamplerBase(BaseSampler):
             self.shutdown()
             raise
 
-    def _check_running(self) -> None:
+    def _running(self) -> WorkerGroup:
+        """The worker group; raises RuntimeError if shut down or never initialized."""
         if self.workers is None or self._shut_down:
             raise RuntimeError("The sampler is shut down (or was never initialized).")
+        return self.workers
 
     # -- shut-down ----------------------------------------------------------------------------
 
@@ -398,12 +434,3 @@ def split_ranks(ranks: list[int], n_worker: int) -> list[list[int]]:
         blocks.append(ranks[start : start + size])
         start += size
     return blocks
-
-
-def nbytes_of(example: Any) -> int:
-    """Bytes of one example value (a leaf or a nested namedtuple; None fields count 0)."""
-    if example is None:
-        return 0
-    if isinstance(example, tuple):
-        return sum(nbytes_of(field) for field in example)
-    return int(np.asarray(example).nbytes)

@@ -9,15 +9,16 @@ from collections import namedtuple
 import numpy as np
 import pytest
 
-from rlpyt.samplers.parallel.base import default_start_method, nbytes_of, split_ranks
+from rlpyt.samplers.parallel.base import default_start_method, split_ranks
 from rlpyt.samplers.parallel.worker import (
     IndexedEnv,
     MasterGoneError,
     WorkerError,
-    WorkerGroup,
     build_envs,
     wait_for_master,
 )
+from rlpyt.samplers.parallel.worker_group import WorkerGroup
+from rlpyt.utils.shared_memory import nbytes_of
 from tests.unit.samplers.sampler_helpers import ProbeEnv
 
 Pair = namedtuple("Pair", ["a", "b"])

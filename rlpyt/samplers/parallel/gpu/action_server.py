@@ -1,6 +1,9 @@
 """Action servers: the master's side of GPU sampling, one batched agent step per time step.
 
-Who waits on what, per time step (``obs_ready``/``act_ready``: one semaphore pair per worker):
+Box: Sampler (master side). Mixins of the GPU samplers, whose ``obtain_samples`` /
+``evaluate_agent`` call ``serve_actions`` / ``serve_actions_evaluation`` between releasing the
+workers and gathering their reports. Who waits on what, per time step (``obs_ready`` /
+``act_ready``: one semaphore pair per worker):
 
 - the worker releases its ``obs_ready`` when its block of the step buffer holds the new
   observation (and the previous action, reward and done);
@@ -22,31 +25,58 @@ finished envs, overlapping the training).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from multiprocessing.synchronize import Semaphore
+from typing import TYPE_CHECKING, Protocol, cast
 
 import numpy as np
+import torch
 
+from rlpyt.protocols import Agent
+from rlpyt.samplers.collections import BatchSpec, StepBuffer
 from rlpyt.utils.buffer import numpify_buffer
 from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.shared_memory import SharedNdarray
+
+if TYPE_CHECKING:
+    from rlpyt.samplers.collections import Samples
+    from rlpyt.samplers.parallel.worker_group import WorkerGroup
+
+
+class ServedAgent(Agent, Protocol):
+    """The agent an action server runs: an Agent, plus ``value`` and ``toggle_alt``.
+
+    ``value`` is needed only when the samples record ``bootstrap_value`` (policy gradients),
+    ``toggle_alt`` only by the alternating servers.
+    """
+
+    def value(
+        self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
+    ) -> torch.Tensor:
+        """``V(s)`` for every env, ``[B]``, CPU."""
+        ...
+
+    def toggle_alt(self) -> None:
+        """Switch to the other env group's recurrent state (alternating agents)."""
+        ...
 
 
 class ActionServer:
     """Mixin of GpuSampler: serves actions for all envs, for training and for evaluation."""
 
     # Provided by the sampler this is mixed into (see GpuSamplerBase, AlternatingSamplerBase).
-    agent: Any
-    batch_spec: Any
-    ctrl: Any
-    eval_active: Any
-    eval_step_buffer_np: Any
-    eval_step_buffer_pyt: Any
+    agent: Agent  # a ServedAgent (see _served)
+    batch_spec: BatchSpec
+    ctrl: AttrDict
+    eval_active: SharedNdarray  # [eval_n_envs] bool
+    eval_step_buffer_np: StepBuffer  # [eval_n_envs] numpy
+    eval_step_buffer_pyt: StepBuffer  # [eval_n_envs] torch views
     mid_batch_reset: bool
-    samples_np: Any
-    step_buffer_np: Any
-    step_buffer_pyt: Any
-    syncs: list
-    worker_eval_ranks: list
-    workers: Any
+    samples_np: Samples  # [T, B] numpy
+    step_buffer_np: StepBuffer  # [B] numpy
+    step_buffer_pyt: StepBuffer  # [B] torch views
+    syncs: list[AttrDict]
+    worker_eval_ranks: list[list[int]]
+    workers: WorkerGroup | None
     _eval_max_T: Callable[[], int]  # noqa: N815
 
     def serve_actions(self, itr: int) -> None:
@@ -75,17 +105,23 @@ class ActionServer:
         if self.mid_batch_reset:
             self._reset_done(done)
         if "bootstrap_value" in self.samples_np.agent:
-            self.samples_np.agent.bootstrap_value[0] = self.agent.value(*inputs).numpy()
+            self.samples_np.agent.bootstrap_value[0] = self._served().value(*inputs).numpy()
         if not self.mid_batch_reset:
             self._reset_done(done)
 
     def _reset_done(self, done: np.ndarray) -> None:
-        for b in np.flatnonzero(done):
+        for b in np.flatnonzero(done).tolist():
             self.agent.reset_one(idx=b)
 
-    def _acquire_all(self, semaphores: list) -> None:
+    def _acquire_all(self, semaphores: list[Semaphore]) -> None:
+        workers = self.workers
+        assert workers is not None  # the server runs only between start-up and shutdown
         for semaphore in semaphores:
-            self.workers.acquire(semaphore, "observations from the sampler workers")
+            workers.acquire(semaphore, "observations from the sampler workers")
+
+    def _served(self) -> ServedAgent:
+        """The agent, with the ``value`` / ``toggle_alt`` a server calls where needed."""
+        return cast(ServedAgent, self.agent)  # not checked: agents without them never get here
 
     def serve_actions_evaluation(self, itr: int) -> None:
         """Run the agent for the eval envs until none is active or ``max_T`` steps ran."""
@@ -110,7 +146,7 @@ class ActionServer:
             _release_all(act_ready)
 
 
-def _release_all(semaphores: list) -> None:
+def _release_all(semaphores: list[Semaphore]) -> None:
     for semaphore in semaphores:
         semaphore.release()
 
@@ -124,9 +160,9 @@ class AlternatingActionServer(ActionServer):
     state per group and switch on every step; ``reset_one`` indexes are local to the group.
     """
 
-    group_slices: list
-    group_workers: list
-    eval_group_slices: list
+    group_slices: list[slice]
+    group_workers: list[list[int]]
+    eval_group_slices: list[slice]
 
     def serve_actions(self, itr: int) -> None:
         """Serve ``batch_T`` steps, alternating between the two groups."""
@@ -140,7 +176,7 @@ class AlternatingActionServer(ActionServer):
             self._acquire_all(group.obs_ready)  # the final observations
         self._finish_groups(groups)
 
-    def _groups(self) -> list:
+    def _groups(self) -> list[AttrDict]:
         return [
             AttrDict(
                 envs=envs,
@@ -152,7 +188,7 @@ class AlternatingActionServer(ActionServer):
             for envs, workers in zip(self.group_slices, self.group_workers, strict=True)
         ]
 
-    def _serve_group(self, t: int, group: Any) -> None:
+    def _serve_group(self, t: int, group: AttrDict) -> None:
         step_np, step_pyt = group.step_np, group.step_pyt
         agent_buf = self.samples_np.agent
         if t > 0 and self.mid_batch_reset:
@@ -164,18 +200,19 @@ class AlternatingActionServer(ActionServer):
         if agent_info:
             agent_buf.agent_info[t, group.envs] = numpify_buffer(agent_info)
 
-    def _finish_groups(self, groups: list) -> None:
+    def _finish_groups(self, groups: list[AttrDict]) -> None:
         """Bootstrap values and rnn resets per group, then tell the workers we are done."""
+        agent = self._served()
         for group in groups:
             step_pyt, done = group.step_pyt, group.step_np.done
             if self.mid_batch_reset:
                 self._reset_done(done)
             if "bootstrap_value" in self.samples_np.agent:
-                value = self.agent.value(step_pyt.observation, step_pyt.action, step_pyt.reward)
+                value = agent.value(step_pyt.observation, step_pyt.action, step_pyt.reward)
                 self.samples_np.agent.bootstrap_value[0, group.envs] = value.numpy()
             if not self.mid_batch_reset:
                 self._reset_done(done)
-            self.agent.toggle_alt()  # value() does not advance the state: switch by hand
+            agent.toggle_alt()  # value() does not advance the state: switch by hand
         for group in groups:
             _release_all(group.act_ready)
 
@@ -196,7 +233,7 @@ class AlternatingActionServer(ActionServer):
                 break
             for envs in self.eval_group_slices:
                 if envs.stop <= envs.start:
-                    self.agent.toggle_alt()  # keep the pair of states in step
+                    self._served().toggle_alt()  # keep the pair of states in step
                     continue
                 if t > 0:
                     self._reset_done(step_np.done[envs])

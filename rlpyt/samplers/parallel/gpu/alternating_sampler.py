@@ -1,18 +1,21 @@
 """AlternatingSampler and NoOverlapAlternatingSampler: two worker groups take turns.
 
-Workers ``[0, n/2)`` form group 0 with envs ``[0, B/2)``; workers ``[n/2, n)`` group 1 with
-envs ``[B/2, B)``. The master's agent computes actions for one group while the other group
-steps its envs, hiding the inference time behind env stepping (up to 2x when both take equally
-long). The affinity must say ``alternating=True`` (``workers_cpus`` usually lists each core
-twice, e.g. a core and its hyperthread), with an even number of workers and an even
-``batch_B``. Recurrent agents must be the ``Alternating*`` classes, which keep one recurrent
-state per group. Action noise comes from torch's generator (two draws per step, one per
-group), so unlike the other samplers these do not reproduce the serial sampler's samples.
+Box: Sampler (master side); the runner calls it like every sampler, and the action servers in
+``action_server.py`` say who waits on which semaphore. Workers ``[0, n/2)`` form group 0 with
+envs ``[0, B/2)``; workers ``[n/2, n)`` group 1 with envs ``[B/2, B)``. The master's agent
+computes actions for one group while the other group steps its envs, hiding the inference time
+behind env stepping (up to 2x when both take equally long). The affinity must say
+``alternating=True`` (``workers_cpus`` usually lists each core twice, e.g. a core and its
+hyperthread), with an even number of workers and an even ``batch_B``. Recurrent agents must be
+the ``Alternating*`` classes, which keep one recurrent state per group. Action noise comes from
+torch's generator (two draws per step, one per group), so unlike the other samplers these do
+not reproduce the serial sampler's samples.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rlpyt.samplers.parallel.base import split_ranks
 from rlpyt.samplers.parallel.gpu.action_server import (
@@ -21,6 +24,10 @@ from rlpyt.samplers.parallel.gpu.action_server import (
 )
 from rlpyt.samplers.parallel.gpu.sampler import GpuSamplerBase
 
+if TYPE_CHECKING:
+    from rlpyt.protocols import Agent
+    from rlpyt.utils.collections import AttrDict
+
 
 class AlternatingSamplerBase(GpuSamplerBase):
     """Two-group layout of envs and workers (arguments: see ParallelSamplerBase)."""
@@ -28,15 +35,33 @@ class AlternatingSamplerBase(GpuSamplerBase):
     alternating = True
 
     def initialize(
-        self, agent: Any, affinity: dict | None = None, *args: Any, **kwargs: Any
-    ) -> Any:
+        self,
+        agent: Agent,
+        affinity: dict | None = None,
+        seed: int | None = None,
+        bootstrap_value: bool = False,
+        traj_info_kwargs: dict | None = None,
+        *,
+        world_size: int = 1,
+        rank: int = 0,
+        worker_process: Callable[..., None] | None = None,
+    ) -> AttrDict:
         """Check the alternating requirements, then initialize as GpuSampler does."""
         self._check_alternating(agent, affinity)
         if not agent.recurrent:
             agent.alternating = True  # feed-forward agents only need the flag
-        return super().initialize(agent, affinity, *args, **kwargs)
+        return super().initialize(
+            agent,
+            affinity=affinity,
+            seed=seed,
+            bootstrap_value=bootstrap_value,
+            traj_info_kwargs=traj_info_kwargs,
+            world_size=world_size,
+            rank=rank,
+            worker_process=worker_process,
+        )
 
-    def _check_alternating(self, agent: Any, affinity: dict | None) -> None:
+    def _check_alternating(self, agent: Agent, affinity: dict | None) -> None:
         if not (affinity or {}).get("alternating", False):
             raise ValueError(
                 f"{type(self).__name__} needs an affinity with alternating=True, e.g. "

@@ -1,23 +1,37 @@
 """GpuSampler: workers only step envs; the master runs one batched agent step for all envs.
 
-The agent stays in the master (on the GPU when the runner's affinity has ``cuda_idx``, else on
-the CPU, which is often the faster choice for small models too) and is never copied to the
-workers. Workers and master exchange observations and actions through a shared ``[B]`` step
-buffer, one ``obs_ready``/``act_ready`` semaphore pair per worker (see ``action_server.py``).
+Box: Sampler (master side). The runner calls it like every sampler. The agent stays in the
+master (on the GPU when the runner's affinity has ``cuda_idx``, else on the CPU, which is often
+the faster choice for small models too) and is never copied to the workers. Workers and master
+exchange observations and actions through a shared ``[B]`` step buffer, one
+``obs_ready``/``act_ready`` semaphore pair per worker: the worker releases ``obs_ready`` and the
+master acquires it; the master releases ``act_ready`` and the worker acquires it (the full
+protocol: ``action_server.py``). Evaluation uses a second pair, ``eval_obs_ready`` /
+``eval_act_ready``, over its own ``[eval_n_envs]`` step buffer.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from multiprocessing.context import BaseContext
+from typing import TYPE_CHECKING, cast
 
 from rlpyt.samplers.buffer import build_step_buffer
-from rlpyt.samplers.collectors import install_sampling_noise
+from rlpyt.samplers.collections import TrajInfo
+from rlpyt.samplers.noise import install_sampling_noise
 from rlpyt.samplers.parallel.base import ParallelSamplerBase
 from rlpyt.samplers.parallel.gpu.action_server import ActionServer
 from rlpyt.samplers.parallel.gpu.collectors import GpuEvalCollector, GpuResetCollector
+from rlpyt.samplers.parallel.worker_group import WorkerGroup
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.shared_memory import np_mp_array
+
+if TYPE_CHECKING:
+    from rlpyt.agents.base import BaseAgent
+    from rlpyt.envs.base import Env
+    from rlpyt.protocols import Agent
+    from rlpyt.samplers.base import CollectorClass, EvalCollectorClass
 
 
 class GpuSamplerBase(ParallelSamplerBase):
@@ -30,44 +44,92 @@ class GpuSamplerBase(ParallelSamplerBase):
 
     def __init__(
         self,
-        *args: Any,
-        CollectorCls: Any = GpuResetCollector,  # noqa: N803
-        eval_CollectorCls: Any = GpuEvalCollector,  # noqa: N803
-        **kwargs: Any,
+        EnvCls: Callable[..., Env],  # noqa: N803
+        env_kwargs: dict,
+        batch_T: int,  # noqa: N803
+        batch_B: int,  # noqa: N803
+        CollectorCls: CollectorClass = GpuResetCollector,  # noqa: N803
+        max_decorrelation_steps: int = 100,
+        TrajInfoCls: type[TrajInfo] = TrajInfo,  # noqa: N803
+        eval_n_envs: int = 0,
+        eval_CollectorCls: EvalCollectorClass | None = GpuEvalCollector,  # noqa: N803
+        eval_env_kwargs: dict | None = None,
+        eval_max_steps: int | None = None,
+        eval_max_trajectories: int | None = None,
+        *,
+        start_method: str | None = None,
+        worker_timeout: float = 600.0,
     ):
         super().__init__(
-            *args, CollectorCls=CollectorCls, eval_CollectorCls=eval_CollectorCls, **kwargs
+            EnvCls=EnvCls,
+            env_kwargs=env_kwargs,
+            batch_T=batch_T,
+            batch_B=batch_B,
+            CollectorCls=CollectorCls,
+            max_decorrelation_steps=max_decorrelation_steps,
+            TrajInfoCls=TrajInfoCls,
+            eval_n_envs=eval_n_envs,
+            eval_CollectorCls=eval_CollectorCls,
+            eval_env_kwargs=eval_env_kwargs,
+            eval_max_steps=eval_max_steps,
+            eval_max_trajectories=eval_max_trajectories,
+            start_method=start_method,
+            worker_timeout=worker_timeout,
         )
 
-    def initialize(self, agent: Any, *args: Any, **kwargs: Any) -> Any:
+    def initialize(
+        self,
+        agent: Agent,
+        affinity: dict | None = None,
+        seed: int | None = None,
+        bootstrap_value: bool = False,
+        traj_info_kwargs: dict | None = None,
+        *,
+        world_size: int = 1,
+        rank: int = 0,
+        worker_process: Callable[..., None] | None = None,
+    ) -> AttrDict:
         """As ParallelSamplerBase.initialize; then prepares the master's agent for serving."""
-        examples = super().initialize(agent, *args, **kwargs)
+        examples = super().initialize(
+            agent,
+            affinity=affinity,
+            seed=seed,
+            bootstrap_value=bootstrap_value,
+            traj_info_kwargs=traj_info_kwargs,
+            world_size=world_size,
+            rank=rank,
+            worker_process=worker_process,
+        )
         env_ranks = [r for ranks in self.worker_env_ranks for r in ranks]
-        agent.collector_initialize(global_B=self.global_B, env_ranks=env_ranks)
+        # collector_initialize and the distribution the noise wraps are BaseAgent's, not the
+        # Agent seam's: a sampler that serves an agent needs one (as rlpyt's GpuSampler did).
+        base_agent = cast("BaseAgent", agent)
+        base_agent.collector_initialize(global_B=self.global_B, env_ranks=env_ranks)
         if self.seed is not None and not self.alternating:
-            install_sampling_noise(agent, self.seed, self.global_B, env_ranks)
+            install_sampling_noise(base_agent, self.seed, self.global_B, env_ranks)
         agent.reset()
         agent.sample_mode(itr=0)  # as CPU collectors leave their agents
         return examples
 
-    def _agent_init(self, agent: Any, env: Any, global_B: int, env_ranks: list[int]) -> None:  # noqa: N803
+    def _agent_init(self, agent: Agent, env: Env, global_B: int, env_ranks: list[int]) -> None:  # noqa: N803
         agent.initialize(env.spaces, share_memory=False, global_B=global_B, env_ranks=env_ranks)
 
-    def _build_buffers(self, agent: Any, env: Any, bootstrap_value: bool) -> Any:
+    def _build_buffers(self, agent: Agent, env: Env, bootstrap_value: bool) -> AttrDict:
         examples = super()._build_buffers(agent, env, bootstrap_value)
         self.step_buffer_np, self.step_buffer_pyt = build_step_buffer(examples, self.batch_spec.B)
         if self.eval_n_envs > 0:
             self.eval_step_buffer_np, self.eval_step_buffer_pyt = build_step_buffer(
                 examples, self.eval_n_envs
             )
-            self.eval_active = np_mp_array(self.eval_n_envs, bool)
+            self.eval_active = np_mp_array(self.eval_n_envs, bool)  # [eval_n_envs]
         return examples
 
-    def _extra_nbytes(self, per_env_step: int) -> int:
-        return per_env_step * (self.batch_spec.B + self.eval_n_envs)
+    def _shared_rows(self) -> int:
+        """The samples buffer's rows plus the ``[B]`` and ``[eval_n_envs]`` step buffers'."""
+        return super()._shared_rows() + self.batch_spec.B + self.eval_n_envs
 
-    def _build_parallel_ctrl(self, ctx: Any) -> None:
-        super()._build_parallel_ctrl(ctx)
+    def _build_parallel_ctrl(self, ctx: BaseContext, workers: WorkerGroup) -> None:
+        super()._build_parallel_ctrl(ctx, workers)
         for sync in self.syncs:
             sync.update(
                 obs_ready=ctx.Semaphore(0),
@@ -79,7 +141,7 @@ class GpuSamplerBase(ParallelSamplerBase):
                 parent_pid=os.getpid(),
             )
             # A worker blocked on these when the master stops must wake up to see `quit`.
-            self.workers.wake_on_stop += [sync.act_ready, sync.eval_act_ready]
+            workers.wake_on_stop += [sync.act_ready, sync.eval_act_ready]
 
     def _add_worker_buffers(self, kwargs: dict, w: int, block: slice) -> dict:
         kwargs["step_buffer_np"] = self.step_buffer_np[block]
