@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import torch
 
-    from rlpyt.samplers.collections import BatchSpec
+    from rlpyt.samplers.collections import BatchSpec, Samples, TrajInfo
+    from rlpyt.utils.collections import AttrDict
 
 AgentMode = Literal["train", "sample", "eval"]
 """The agent's mode: ``train`` (algorithm forward passes), ``sample`` (collecting training
@@ -108,10 +109,19 @@ class Agent(Protocol):
 
 @runtime_checkable
 class Sampler(Protocol):
-    """What a runner uses of a sampler (see ``rlpyt.samplers.base.BaseSampler``)."""
+    """What a runner uses of a sampler (see ``rlpyt.samplers.base.BaseSampler``).
+
+    ``batch_spec``: ``BatchSpec(T, B)`` of one batch; ``batch_size``: ``T * B``;
+    ``mid_batch_reset``: envs restart within a batch (False for wait-reset collectors).
+    """
 
     batch_spec: BatchSpec
     mid_batch_reset: bool
+
+    @property
+    def batch_size(self) -> int:
+        """Env steps per batch, ``T * B``."""
+        ...
 
     def initialize(
         self,
@@ -120,17 +130,18 @@ class Sampler(Protocol):
         seed: int | None = None,
         bootstrap_value: bool = False,
         traj_info_kwargs: dict | None = None,
+        *,
         rank: int = 0,
         world_size: int = 1,
-    ) -> Any:
+    ) -> AttrDict:
         """Build envs, initialize the agent, allocate buffers; returns example records."""
         ...
 
-    def obtain_samples(self, itr: int) -> tuple[Any, list]:
-        """Fill the samples buffer; returns ``(samples [T, B], traj_infos)``."""
+    def obtain_samples(self, itr: int) -> tuple[Samples, list[TrajInfo]]:
+        """Fill the samples buffer; returns ``(samples [T, B], completed traj_infos)``."""
         ...
 
-    def evaluate_agent(self, itr: int) -> list:
+    def evaluate_agent(self, itr: int) -> list[TrajInfo]:
         """Run evaluation episodes; returns the completed TrajInfos."""
         ...
 
