@@ -1,13 +1,19 @@
-"""Return and advantage maths shared by the algorithms (pure functions, no state).
+"""Return and advantage maths of the algorithms: pure functions, no state.
 
-Policy-gradient algorithms call :func:`discount_return` / :func:`generalized_advantage_estimation`
-on a sampler batch; replay algorithms call :func:`discount_return_n_step`; anything that trains on
-batches whose environments were not reset mid-batch masks them with :func:`valid_from_done`.
+Who calls them: ``PolicyGradientAlgo.process_returns`` (A2C, PPO) calls :func:`discount_return`
+(``gae_lambda == 1``) or :func:`generalized_advantage_estimation` on a ``[T, B]`` sampler batch,
+or their time-limit variants :func:`discount_return_tl` and
+:func:`generalized_advantage_estimation_tl` when some step of the batch was cut by a time limit
+(``env_info.timeout``); it masks the steps after a column's first ``done`` with
+:func:`valid_from_done` when the sampler did not reset envs mid-batch, or the agent is recurrent.
+:func:`discount_return_n_step` is rlpyt's n-step return for replay algorithms (the DQN family);
+no algorithm of this package calls it yet.
 
 Every function accepts numpy arrays or torch tensors (all inputs of one call the same kind), laid
 out time-major ``[T, ...]``, usually ``[T, B]``. ``done`` (and ``timeout``) may be bool or float;
-they are converted to the reward's dtype for the arithmetic. Outputs are written into the
-``*_dest`` arguments when given (in place, and also returned), else freshly allocated.
+the return functions convert them to the reward's dtype for the arithmetic. Where a function has
+``*_dest`` arguments, outputs are written into them when given (in place, and also returned),
+else freshly allocated.
 
 Invariant: a ``done`` at step ``t`` cuts the recursion, so nothing computed for step ``t`` flows
 from step ``t + 1`` (which belongs to the next episode).
@@ -15,7 +21,7 @@ from step ``t + 1`` (which belongs to the next episode).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import torch
@@ -261,6 +267,14 @@ def discount_return_n_step(
         done_n_float[:m] = 1 - (1 - done_n_float[:m]) * (1 - done_float[n : n + m])
     done_n = done_n_dest if done_n_dest is not None else _zeros(out_shape, done)
     return return_, _write(done_n, done_n_float)
+
+
+@overload
+def valid_from_done(done: torch.Tensor) -> torch.Tensor: ...
+
+
+@overload
+def valid_from_done(done: np.ndarray) -> np.ndarray: ...
 
 
 def valid_from_done(done: Array) -> Array:

@@ -1,62 +1,119 @@
-"""PolicyGradientAlgo: shared set-up and return processing of A2C and PPO."""
+"""PolicyGradientAlgo: what A2C and PPO share.
+
+Box: Algorithm (policy gradient). The runner calls ``initialize`` once, then ``optimize_agent``
+with each ``[T, B]`` batch the sampler recorded (with ``bootstrap_value = V(s_T)``, so
+``bootstrap_value`` is True here). This base stores the hyperparameters both algorithms take
+(each spells out its own keywords and defaults and passes them here), builds the optimizer,
+builds the agent's training inputs from a batch, and turns rewards and values into returns and
+advantages (``rlpyt.algos.utils``). The losses stay in each algorithm's ``loss()``.
+"""
 
 from __future__ import annotations
 
 import inspect
 from collections import namedtuple
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import torch
 
+from rlpyt.agents.base import AgentInputs, AgentInputsRnn
 from rlpyt.algos.base import RlAlgorithm
 from rlpyt.algos.utils import (
+    Array,
     discount_return,
     discount_return_tl,
     generalized_advantage_estimation,
     generalized_advantage_estimation_tl,
     valid_from_done,
 )
+from rlpyt.utils.buffer import buffer_to
 from rlpyt.utils.tensor import valid_mean
 
+if TYPE_CHECKING:
+    from rlpyt.protocols import Agent
+    from rlpyt.samplers.collections import BatchSpec
+    from rlpyt.utils.collections import AttrDict
+
 OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "entropy", "perplexity"])
-AgentTrain = namedtuple("AgentTrain", ["dist_info", "value"])
 
 
 class PolicyGradientAlgo(RlAlgorithm):
-    """On-policy algorithms over ``[T, B]`` batches with a bootstrap value ``V(s_T)``."""
+    """On-policy algorithms over ``[T, B]`` batches with a bootstrap value ``V(s_T)``.
+
+    Keyword-only arguments (A2C and PPO document them and choose the defaults):
+        discount: Discount gamma.
+        learning_rate: Optimizer learning rate.
+        value_loss_coeff: Weight of ``0.5 * (V - R)^2``.
+        entropy_loss_coeff: Weight of the entropy bonus.
+        OptimCls: Torch optimizer class.
+        optim_kwargs: Extra optimizer keywords (copied; None: none).
+        clip_grad_norm: Max global gradient norm.
+        initial_optim_state_dict: Optimizer state to start from.
+        gae_lambda: GAE lambda (1: plain discounted returns).
+        normalize_advantage: Standardize advantages over valid steps.
+    """
 
     bootstrap_value = True
-    opt_info_fields = tuple(f for f in OptInfo._fields)
-    # Hyperparameters, stored by the concrete algorithms' constructors.
-    discount: float
-    learning_rate: float
-    OptimCls: type
-    optim_kwargs: dict
-    initial_optim_state_dict: dict | None
-    gae_lambda: float
-    normalize_advantage: bool
-    value_loss_coeff: float
-    entropy_loss_coeff: float
-    clip_grad_norm: float
+    opt_info_fields = tuple(OptInfo._fields)
+    agent: Agent  # set by initialize
+
+    def __init__(
+        self,
+        *,
+        discount: float,
+        learning_rate: float,
+        value_loss_coeff: float,
+        entropy_loss_coeff: float,
+        OptimCls: type[torch.optim.Optimizer],  # noqa: N803
+        optim_kwargs: dict[str, Any] | None,
+        clip_grad_norm: float,
+        initial_optim_state_dict: dict[str, Any] | None,
+        gae_lambda: float,
+        normalize_advantage: bool,
+    ):
+        self.discount = discount
+        self.learning_rate = learning_rate
+        self.value_loss_coeff = value_loss_coeff
+        self.entropy_loss_coeff = entropy_loss_coeff
+        self.OptimCls = OptimCls
+        self.optim_kwargs = dict(optim_kwargs or {})
+        self.clip_grad_norm = clip_grad_norm
+        self.initial_optim_state_dict = initial_optim_state_dict
+        self.gae_lambda = gae_lambda
+        self.normalize_advantage = normalize_advantage
 
     def initialize(
         self,
-        agent: Any,
+        agent: Agent,
         n_itr: int,
-        batch_spec: Any,
+        batch_spec: BatchSpec,
         mid_batch_reset: bool = False,
-        examples: Any = None,
+        examples: AttrDict | None = None,
         world_size: int = 1,
         rank: int = 0,
     ) -> None:
-        """Build the optimizer over the agent's parameters; remember the batch layout."""
+        """Build the optimizer over the agent's parameters; remember the batch layout.
+
+        Args:
+            agent: The initialized agent to train.
+            n_itr: Iterations of the run (PPO's linear decay).
+            batch_spec: The sampler's ``BatchSpec(T, B)``; one gradient step per batch of
+                ``T * B`` samples (``batch_size``) unless a subclass says otherwise.
+            mid_batch_reset: Whether the sampler resets envs inside a batch (if not, steps
+                after a ``done`` are masked out).
+            examples: One example of each sampled record (unused here).
+            world_size: Number of data-parallel processes.
+            rank: This process's rank among them.
+        """
         self.agent = agent
         self.n_itr = n_itr
         self.batch_spec = batch_spec
         self.mid_batch_reset = mid_batch_reset
         self.world_size = world_size
         self.rank = rank
+        self._batch_size = batch_spec.size
         self.optimizer = make_optimizer(
             self.OptimCls, list(agent.parameters()), self.learning_rate, self.optim_kwargs
         )
@@ -65,6 +122,41 @@ class PolicyGradientAlgo(RlAlgorithm):
         # What the optimizer steps (the same Parameter objects for the whole run): clipping
         # walks this list instead of re-collecting agent.parameters() every update.
         self._params = [p for group in self.optimizer.param_groups for p in group["params"]]
+
+    def batch_agent_inputs(self, samples: Any) -> Any:
+        """The agent's training inputs from a batch, on the agent's device.
+
+        Also updates the agent's observation normalization, where it has one
+        (``update_obs_rms``), from this batch's observations, before any forward pass.
+
+        Args:
+            samples: The sampler's ``Samples`` buffer, ``[T, B]`` leading dims.
+
+        Returns:
+            ``AgentInputs(observation, prev_action, prev_reward)``, each ``[T, B, ...]``.
+        """
+        agent_inputs = AgentInputs(
+            samples.env.observation, samples.agent.prev_action, samples.env.prev_reward
+        )
+        agent_inputs = buffer_to(agent_inputs, device=self.agent.device)
+        if hasattr(self.agent, "update_obs_rms"):
+            self.agent.update_obs_rms(agent_inputs.observation)
+        return agent_inputs
+
+    def agent_forward(
+        self, agent_inputs: Any, init_rnn_state: Any = None
+    ) -> tuple[Any, torch.Tensor]:
+        """The agent's differentiable ``(dist_info, value)`` on ``AgentInputs``.
+
+        Args:
+            agent_inputs: ``AgentInputs`` with ``[T, B]`` (or flat ``[N]``) leading dims.
+            init_rnn_state: Recurrent agents: the state at step 0, ``[N, B, H]`` fields (the
+                final state is dropped). None for feed-forward agents.
+        """
+        if init_rnn_state is None:
+            return self.agent(*agent_inputs)
+        dist_info, value, _rnn_state = self.agent(*AgentInputsRnn(*agent_inputs, init_rnn_state))
+        return dist_info, value
 
     def clip_and_step(self, loss: torch.Tensor) -> torch.Tensor:
         """Backward, clip the global grad norm to ``clip_grad_norm``, optimizer step.
@@ -82,7 +174,11 @@ class PolicyGradientAlgo(RlAlgorithm):
         return grad_norm
 
     def value_entropy_loss(
-        self, dist_info: Any, value: torch.Tensor, return_: torch.Tensor, valid: Any
+        self,
+        dist_info: Any,
+        value: torch.Tensor,
+        return_: torch.Tensor,
+        valid: torch.Tensor | None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The value loss minus the entropy bonus, with the entropy diagnostics.
 
@@ -108,7 +204,9 @@ class PolicyGradientAlgo(RlAlgorithm):
             perplexity = dist.mean_perplexity(dist_info, valid)
         return loss, entropy, perplexity
 
-    def process_returns(self, samples: Any) -> tuple[Any, Any, Any]:
+    def process_returns(
+        self, samples: Any
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """Returns, advantages and the valid mask of a batch.
 
         Plain discounted returns when ``gae_lambda == 1``, else GAE; ``done`` cuts the
@@ -143,7 +241,12 @@ class PolicyGradientAlgo(RlAlgorithm):
         return return_, advantage, valid
 
     def _returns_advantages(
-        self, reward: Any, done: Any, value: Any, bootstrap_value: Any, timeout: Any
+        self,
+        reward: Array,
+        done: Array,
+        value: Array,
+        bootstrap_value: Array,
+        timeout: Array | None,
     ) -> tuple[Any, Any]:
         """``(return_, advantage)`` from numpy arrays or tensors (all of one kind)."""
         if timeout is not None:
@@ -179,7 +282,7 @@ def opt_info_from(steps: Sequence[tuple[torch.Tensor, ...]]) -> OptInfo:
 
 
 def make_optimizer(
-    OptimCls: type,  # noqa: N803
+    OptimCls: Callable[..., torch.optim.Optimizer],  # noqa: N803
     params: list[torch.nn.Parameter],
     learning_rate: float,
     optim_kwargs: dict,
@@ -203,7 +306,10 @@ def make_optimizer(
     return OptimCls(params, lr=learning_rate, **with_foreach(OptimCls, optim_kwargs))
 
 
-def with_foreach(OptimCls: type, optim_kwargs: dict) -> dict:  # noqa: N803
+def with_foreach(
+    OptimCls: Callable[..., torch.optim.Optimizer],  # noqa: N803
+    optim_kwargs: dict[str, Any],
+) -> dict[str, Any]:
     """``optim_kwargs`` plus ``foreach=True`` where the optimizer takes it and nobody chose.
 
     torch uses its multi-tensor ("foreach") update only on CUDA by default; on the CPU the
@@ -215,7 +321,7 @@ def with_foreach(OptimCls: type, optim_kwargs: dict) -> dict:  # noqa: N803
     return {**optim_kwargs, "foreach": True}
 
 
-def initial_rnn_state(samples: Any, device: Any) -> Any:
+def initial_rnn_state(samples: Any, device: torch.device) -> Any:
     """The recurrent state at the start of the batch, ``[N, B, H]``, on ``device``.
 
     Samplers record ``agent_info.prev_rnn_state`` at every step as ``[B, N, H]``; training
@@ -225,9 +331,9 @@ def initial_rnn_state(samples: Any, device: Any) -> Any:
     return state._make(s.transpose(0, 1).contiguous().to(device) for s in state)
 
 
-def _cpu_numpy(*tensors: Any) -> tuple | None:
+def _cpu_numpy(*tensors: torch.Tensor | None) -> tuple[Any, ...] | None:
     """Numpy views of CPU tensors (None entries pass), or None if any tensor is elsewhere."""
-    arrays: list[Any] = []
+    arrays: list[np.ndarray | None] = []
     for x in tensors:
         if x is None:
             arrays.append(None)
@@ -238,7 +344,7 @@ def _cpu_numpy(*tensors: Any) -> tuple | None:
     return tuple(arrays)
 
 
-def _normalize(advantage: Any, valid: Any) -> Any:
+def _normalize(advantage: torch.Tensor, valid: torch.Tensor | None) -> torch.Tensor:
     if valid is None:
         mean, std = advantage.mean(), advantage.std()
     else:

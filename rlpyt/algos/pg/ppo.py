@@ -6,16 +6,20 @@ Schulman et al., 2017, "Proximal Policy Optimization Algorithms".
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
-from rlpyt.agents.base import AgentInputs, AgentInputsRnn
-from rlpyt.algos.pg.base import PolicyGradientAlgo, initial_rnn_state, opt_info_from
+from rlpyt.algos.pg.base import OptInfo, PolicyGradientAlgo, initial_rnn_state, opt_info_from
 from rlpyt.utils.buffer import buffer_func, buffer_to
 from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.misc import iterate_mb_idxs
 from rlpyt.utils.tensor import valid_mean
+
+if TYPE_CHECKING:
+    from rlpyt.protocols import Agent
+    from rlpyt.samplers.collections import BatchSpec
+    from rlpyt.utils.collections import AttrDict
 
 LossInputs = namedarraytuple(
     "LossInputs", ["agent_inputs", "action", "return_", "advantage", "valid", "old_dist_info"]
@@ -43,16 +47,18 @@ class PPO(PolicyGradientAlgo):
         normalize_advantage: Standardize advantages over valid steps.
     """
 
+    lr_scheduler: torch.optim.lr_scheduler.LambdaLR | None
+
     def __init__(
         self,
         discount: float = 0.99,
         learning_rate: float = 0.001,
         value_loss_coeff: float = 1.0,
         entropy_loss_coeff: float = 0.01,
-        OptimCls: type = torch.optim.Adam,  # noqa: N803
-        optim_kwargs: dict | None = None,
+        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
+        optim_kwargs: dict[str, Any] | None = None,
         clip_grad_norm: float = 1.0,
-        initial_optim_state_dict: dict | None = None,
+        initial_optim_state_dict: dict[str, Any] | None = None,
         gae_lambda: float = 1,
         minibatches: int = 4,
         epochs: int = 4,
@@ -60,26 +66,40 @@ class PPO(PolicyGradientAlgo):
         linear_lr_schedule: bool = True,
         normalize_advantage: bool = False,
     ):
-        self.discount = discount
-        self.learning_rate = learning_rate
-        self.value_loss_coeff = value_loss_coeff
-        self.entropy_loss_coeff = entropy_loss_coeff
-        self.OptimCls = OptimCls
-        self.optim_kwargs = dict(optim_kwargs or {})
-        self.clip_grad_norm = clip_grad_norm
-        self.initial_optim_state_dict = initial_optim_state_dict
-        self.gae_lambda = gae_lambda
+        super().__init__(
+            discount=discount,
+            learning_rate=learning_rate,
+            value_loss_coeff=value_loss_coeff,
+            entropy_loss_coeff=entropy_loss_coeff,
+            OptimCls=OptimCls,
+            optim_kwargs=optim_kwargs,
+            clip_grad_norm=clip_grad_norm,
+            initial_optim_state_dict=initial_optim_state_dict,
+            gae_lambda=gae_lambda,
+            normalize_advantage=normalize_advantage,
+        )
         self.minibatches = minibatches
         self.epochs = epochs
         self.ratio_clip = ratio_clip
         self._initial_ratio_clip = ratio_clip
         self.linear_lr_schedule = linear_lr_schedule
-        self.normalize_advantage = normalize_advantage
 
-    def initialize(self, *args: Any, **kwargs: Any) -> None:
-        """See PolicyGradientAlgo.initialize; sets up the linear decay if asked."""
-        super().initialize(*args, **kwargs)
-        self._batch_size = self.batch_spec.size // self.minibatches
+    def initialize(
+        self,
+        agent: Agent,
+        n_itr: int,
+        batch_spec: BatchSpec,
+        mid_batch_reset: bool = False,
+        examples: AttrDict | None = None,
+        world_size: int = 1,
+        rank: int = 0,
+    ) -> None:
+        """See :meth:`PolicyGradientAlgo.initialize`; also sets up the linear decay if asked.
+
+        A gradient step takes ``T * B / minibatches`` samples (``batch_size``).
+        """
+        super().initialize(agent, n_itr, batch_spec, mid_batch_reset, examples, world_size, rank)
+        self._batch_size = batch_spec.size // self.minibatches
         self.lr_scheduler = None
         if self.linear_lr_schedule:
             n_itr = max(1, self.n_itr)
@@ -87,8 +107,16 @@ class PPO(PolicyGradientAlgo):
                 self.optimizer, lr_lambda=lambda itr: (n_itr - itr) / n_itr
             )
 
-    def optimize_agent(self, itr: int, samples: Any = None, sampler_itr: int | None = None) -> Any:
-        """``epochs`` passes of ``minibatches`` gradient steps; OptInfo has one value per step."""
+    def optimize_agent(
+        self, itr: int, samples: Any = None, sampler_itr: int | None = None
+    ) -> OptInfo:
+        """``epochs`` passes of ``minibatches`` gradient steps; OptInfo has one value per step.
+
+        Args:
+            itr: The runner's iteration (the linear decay's position).
+            samples: The sampler's ``Samples`` buffer, ``[T, B]`` leading dims.
+            sampler_itr: Unused (asynchronous runners).
+        """
         loss_inputs, init_rnn_state = self._loss_inputs(samples)
         # Per update: (loss, grad norm, entropy, perplexity), 0-dim tensors until the end.
         steps: list[tuple[torch.Tensor, ...]] = []
@@ -130,13 +158,13 @@ class PPO(PolicyGradientAlgo):
                 yield loss_inputs[:, idxs], init_rnn_state[:, idxs]
 
     def _loss_inputs(self, samples: Any) -> tuple[Any, Any]:
+        """``(LossInputs, init_rnn_state or None)`` of a batch on the agent's device.
+
+        Feed-forward: every field flattened to ``[T * B, ...]``; recurrent: ``[T, B, ...]`` and
+        the state at step 0, ``[N, B, H]`` fields.
+        """
         device = self.agent.device
-        agent_inputs = AgentInputs(
-            samples.env.observation, samples.agent.prev_action, samples.env.prev_reward
-        )
-        agent_inputs = buffer_to(agent_inputs, device=device)
-        if hasattr(self.agent, "update_obs_rms"):
-            self.agent.update_obs_rms(agent_inputs.observation)
+        agent_inputs = self.batch_agent_inputs(samples)
         return_, advantage, valid = self.process_returns(samples)
         loss_inputs = LossInputs(
             agent_inputs=agent_inputs,
@@ -162,11 +190,21 @@ class PPO(PolicyGradientAlgo):
         old_dist_info: Any,
         init_rnn_state: Any = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Clipped surrogate + value + entropy losses on one minibatch."""
-        if init_rnn_state is not None:
-            dist_info, value, _ = self.agent(*AgentInputsRnn(*agent_inputs, init_rnn_state))
-        else:
-            dist_info, value = self.agent(*agent_inputs)
+        """Clipped surrogate + value + entropy losses on one minibatch.
+
+        Args:
+            agent_inputs: ``AgentInputs`` of the minibatch (``[N]``, or ``[T, mb]`` recurrent).
+            action: Sampled actions, same leading dims.
+            return_: Return targets, same leading dims.
+            advantage: Advantages, same leading dims.
+            valid: Mask of valid steps (or None: all valid).
+            old_dist_info: The sampling policy's ``dist_info``, same leading dims.
+            init_rnn_state: Recurrent agents: the state at step 0, ``[N, mb, H]`` fields.
+
+        Returns:
+            ``(loss, entropy, perplexity)``, 0-dim tensors (the loss with grad).
+        """
+        dist_info, value = self.agent_forward(agent_inputs, init_rnn_state)
         dist = self.agent.distribution
         ratio = dist.likelihood_ratio(action, old_dist_info=old_dist_info, new_dist_info=dist_info)
         clipped = torch.clamp(ratio, 1.0 - self.ratio_clip, 1.0 + self.ratio_clip)
@@ -191,6 +229,6 @@ class PPO(PolicyGradientAlgo):
             self.lr_scheduler.load_state_dict(state["lr_scheduler"])
 
 
-def _flatten_time_batch(x: Any) -> Any:
+def _flatten_time_batch(x: torch.Tensor | None) -> torch.Tensor | None:
     """``[T, B, ...]`` to ``[T * B, ...]`` (a view where possible); None stays None."""
     return None if x is None else x.reshape((-1,) + tuple(x.shape[2:]))
