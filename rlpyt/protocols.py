@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import torch
 
+    from rlpyt.distributions.base import Distribution
+    from rlpyt.envs.base import EnvSpaces
     from rlpyt.samplers.collections import BatchSpec, Samples, TrajInfo
     from rlpyt.utils.collections import AttrDict
 
@@ -33,24 +35,38 @@ batches, exploration on), ``eval`` (evaluation episodes, e.g. greedy or small ep
 
 @runtime_checkable
 class Agent(Protocol):
-    """What samplers, runners and algorithms use of an agent (see ``rlpyt.agents.base``)."""
+    """What samplers, runners and algorithms use of an agent (see ``rlpyt.agents.base``).
+
+    ``distribution``: the action distribution (algorithms take likelihoods and entropies from
+    it; a sampler may wrap it in ``SamplingNoise``, which forwards everything but ``sample``).
+    Members only some agents have stay off this Protocol: ``value`` (bootstrap-value agents,
+    e.g. policy gradients), ``sampling_rnn_state`` (recurrent agents).
+
+    Agent inputs and outputs that are namedarraytuples (composite observations, ``AgentStep``,
+    ``dist_info``, rnn states) are typed ``Any``: namedarraytuple classes are made at run time,
+    so a type checker cannot name them.
+    """
 
     recurrent: bool
     alternating: bool
     device: torch.device
+    distribution: Distribution
 
     @property
     def mode(self) -> AgentMode | None:
-        """The current mode (None before the first switch)."""
+        """``"train"``, ``"sample"`` or ``"eval"``: the last mode switch (None before the first).
+
+        Set only by ``train_mode``, ``sample_mode`` and ``eval_mode``.
+        """
         ...
 
     def __call__(self, *agent_inputs: Any) -> Any:
-        """Differentiable forward pass on the model's device."""
+        """Differentiable forward pass on the model's device (``AgentInputs`` fields)."""
         ...
 
     def initialize(
         self,
-        env_spaces: Any,
+        env_spaces: EnvSpaces,
         share_memory: bool = False,
         global_B: int = 1,  # noqa: N803
         env_ranks: list[int] | None = None,
@@ -58,8 +74,24 @@ class Agent(Protocol):
         """Build the model for the env spaces."""
         ...
 
-    def step(self, observation: Any, prev_action: Any, prev_reward: Any) -> Any:
-        """One sampling step: returns ``AgentStep(action, agent_info)`` (CPU torch)."""
+    def step(self, observation: Any, prev_action: Any, prev_reward: torch.Tensor) -> Any:
+        """One sampling step: returns ``AgentStep(action, agent_info)`` (CPU torch).
+
+        ``observation`` and ``prev_action`` are tensors, or namedarraytuples of tensors for
+        composite spaces; leading dims ``[B]`` (or none).
+        """
+        ...
+
+    def collector_initialize(
+        self,
+        global_B: int = 1,  # noqa: N803
+        env_ranks: list[int] | None = None,
+    ) -> None:
+        """Per-collector setup in a sampler (worker) before the first step."""
+        ...
+
+    def toggle_alt(self) -> None:
+        """Switch env group (alternating recurrent agents; a no-op for the others)."""
         ...
 
     def reset(self) -> None:
