@@ -1,12 +1,9 @@
-"""Pieces of the parallel samplers: layout helpers, env tagging, WorkerGroup's watch."""
+"""Pieces of the parallel samplers: layout helpers, the worker side (env tagging, waits)."""
 
 import ctypes
 import multiprocessing as mp
 import sys
-import time
-from collections import namedtuple
 
-import numpy as np
 import pytest
 
 from rlpyt.samplers.parallel.base import default_start_method, split_ranks
@@ -17,22 +14,13 @@ from rlpyt.samplers.parallel.worker import (
     build_envs,
     wait_for_master,
 )
-from rlpyt.samplers.parallel.worker_group import WorkerGroup
-from rlpyt.utils.shared_memory import nbytes_of
 from tests.unit.samplers.sampler_helpers import ProbeEnv
-
-Pair = namedtuple("Pair", ["a", "b"])
 
 
 def test_split_ranks_contiguous_and_even():
     assert split_ranks(list(range(5)), 2) == [[0, 1, 2], [3, 4]]
     assert split_ranks(list(range(8, 12)), 4) == [[8], [9], [10], [11]]
     assert split_ranks([0], 2) == [[0], []]
-
-
-def test_nbytes_of_nested_examples():
-    example = Pair(np.zeros((4, 3), np.float32), Pair(np.int64(1), None))
-    assert nbytes_of(example) == 4 * 3 * 4 + 8
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux default")
@@ -72,26 +60,3 @@ def test_wait_for_master_gives_up_when_asked_to_quit():
     semaphore.release()
     with pytest.raises(MasterGoneError):
         wait_for_master(semaphore, quit_flag, parent_pid=-1)
-
-
-def reporting_target(common_kwargs, worker_kwargs):
-    """A worker that reports ready, then fails (rank 1) or reports a batch (rank 0)."""
-    queue, rank = common_kwargs["queue"], worker_kwargs["rank"]
-    queue.put(("ready", rank, None))
-    time.sleep(0.5)  # after the master gathered both ready reports
-    if rank == 1:
-        queue.put(("error", rank, (3, "Traceback (most recent call last):\nKeyError: 'x'")))
-        return
-    queue.put(("batch", rank, ["info"]))
-    time.sleep(30)  # stays alive until stopped
-
-
-def test_worker_group_gathers_then_raises_a_reported_error_and_stops_all():
-    group = WorkerGroup(mp.get_context("fork"), 2, [[0, 1], [2, 3]], timeout=10)
-    group.start(reporting_target, dict(queue=group.report_queue), [dict(rank=0), dict(rank=1)])
-    processes = list(group.processes)
-    assert group.gather("ready") == [None, None]
-    with pytest.raises(WorkerError) as info:
-        group.gather("batch")
-    assert (info.value.rank, info.value.env_index) == (1, 3) and "KeyError" in str(info.value)
-    assert group.processes == [] and not any(p._popen for p in processes)

@@ -7,13 +7,14 @@ import pickle
 import re
 import signal
 import time
+from collections import namedtuple
 from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 import pytest
 
 from rlpyt.utils.buffer import buffer_from_example
-from rlpyt.utils.shared_memory import check_shared_memory, is_shared, np_mp_array
+from rlpyt.utils.shared_memory import check_shared_memory, is_shared, nbytes_of, np_mp_array
 
 from . import records
 from .records import READY, Point
@@ -155,3 +156,16 @@ def test_check_shared_memory_explains_how_to_enlarge(tmp_path):
         check_shared_memory(2**62, path=str(tmp_path))
     check_shared_memory(1, path=str(tmp_path))
     check_shared_memory(2**62, path=str(tmp_path / "absent"))  # no such file system: no check
+
+
+Pair = namedtuple("Pair", ["a", "b"])
+
+
+def test_nbytes_of_nested_examples():
+    example = Pair(np.zeros((4, 3), np.float32), Pair(np.int64(1), None))
+    assert nbytes_of(example) == 4 * 3 * 4 + 8
+
+
+def test_nbytes_of_a_mapping_sums_its_values():
+    examples = dict(observation=np.zeros(5, np.uint8), agent_info=Pair(np.float32(0), None))
+    assert nbytes_of(examples) == 5 + 4
