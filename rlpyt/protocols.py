@@ -217,15 +217,17 @@ class Algorithm(Protocol):
         n_itr: int,
         batch_spec: BatchSpec,
         mid_batch_reset: bool,
-        examples: Any,
+        examples: AttrDict,
         world_size: int = 1,
         rank: int = 0,
     ) -> None:
         """Called once by synchronous runners after sampler and agent are initialized."""
         ...
 
-    def optimize_agent(self, itr: int, samples: Any = None, sampler_itr: int | None = None) -> Any:
-        """Train on a batch; returns an OptInfo namedtuple of lists."""
+    def optimize_agent(
+        self, itr: int, samples: Samples | None = None, sampler_itr: int | None = None
+    ) -> Any:
+        """Train on a batch (``[T, B]`` leaves); returns an OptInfo namedtuple of lists."""
         ...
 
     def optim_state_dict(self) -> dict:
