@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     import torch
 
     from rlpyt.protocols import Agent
-    from rlpyt.samplers.collections import BatchSpec
+    from rlpyt.samplers.collections import BatchSpec, Samples
     from rlpyt.utils.collections import AttrDict
 
 
@@ -94,14 +94,14 @@ class RlAlgorithm:
         raise NotImplementedError
 
     def optimize_agent(
-        self, itr: int, samples: Any = None, sampler_itr: int | None = None
+        self, itr: int, samples: Samples | None = None, sampler_itr: int | None = None
     ) -> tuple | None:
         """Train the agent on a batch.
 
         Args:
             itr: The runner's iteration.
             samples: The sampler's ``Samples`` buffer, leaves ``[T, B, ...]`` (a namedarraytuple
-                built at run time, hence no static type).
+                class made at run time: a type checker sees ``Any``).
             sampler_itr: The sampler's iteration (asynchronous runners).
 
         Returns:
