@@ -5,6 +5,10 @@ structure of one example (a namedtuple, possibly nested, possibly with ``None`` 
 arrays of shape ``[*leading_dims, *example.shape]``. New buffers are filled with sentinels
 (NaN for floats, -1 for signed ints, the dtype's max for unsigned ints) so that a slot nobody
 wrote stands out. The other helpers walk such structures and apply one operation at each leaf.
+
+Box: Utilities, used by samplers, replays and algorithms. Buffers and examples are trees of
+namedarraytuples (classes made at run time) with array or tensor leaves, which is why they are
+typed ``Any``.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike, DTypeLike
 
 from rlpyt.utils.collections import (
     NamedArrayTupleSchema_like,
@@ -27,7 +32,7 @@ from rlpyt.utils.shared_memory import np_mp_array
 SENTINEL = "sentinel"
 
 
-def sentinel_value(dtype: Any) -> Any:
+def sentinel_value(dtype: DTypeLike) -> float:
     """The 'never written' marker for a dtype: NaN, -1, the unsigned max, or False."""
     dtype = np.dtype(dtype)
     if np.issubdtype(dtype, np.floating) or np.issubdtype(dtype, np.complexfloating):
@@ -40,7 +45,10 @@ def sentinel_value(dtype: Any) -> Any:
 
 
 def build_array(
-    example: Any, leading_dims: tuple[int, ...], share_memory: bool = False, fill: Any = SENTINEL
+    example: ArrayLike | torch.Tensor,
+    leading_dims: tuple[int, ...],
+    share_memory: bool = False,
+    fill: float | str = SENTINEL,
 ) -> np.ndarray:
     """Allocate one array shaped ``[*leading_dims, *np.shape(example)]`` with example's dtype."""
     if isinstance(example, torch.Tensor):
@@ -64,7 +72,7 @@ def buffer_from_example(
     leading_dims: int | tuple[int, ...],
     share_memory: bool = False,
     use_NatSchema: bool | None = None,  # noqa: N803 (rlpyt keyword)
-    fill: Any = SENTINEL,
+    fill: float | str = SENTINEL,
 ) -> Any:
     """Allocate a buffer with the structure of ``example`` and extra leading dims.
 
@@ -74,7 +82,7 @@ def buffer_from_example(
         share_memory: Allocate in OS shared memory (see ``rlpyt.utils.shared_memory``).
         use_NatSchema: Build schema-based records (no class per record type). Default: schema
             records where the example is schema-based, classes otherwise.
-        fill: Initial value; default the dtype's sentinel (NaN, -1, unsigned max).
+        fill: Initial value; default ``SENTINEL``: the dtype's sentinel (NaN, -1, unsigned max).
 
     Returns:
         The same structure with namedarraytuples in place of namedtuples and arrays at leaves.
@@ -110,7 +118,7 @@ def _map(buffer: Any, leaf: Callable[[Any], Any]) -> Any:
 def torchify_buffer(buffer: Any) -> Any:
     """Numpy arrays to torch tensors sharing the same memory (zero copy); scalars to tensors."""
 
-    def leaf(x: Any) -> Any:
+    def leaf(x: object) -> torch.Tensor:
         if isinstance(x, torch.Tensor):
             return x
         if isinstance(x, np.ndarray):
@@ -123,7 +131,7 @@ def torchify_buffer(buffer: Any) -> Any:
 def numpify_buffer(buffer: Any) -> Any:
     """Torch tensors to numpy arrays (zero copy for CPU tensors; others are moved to CPU)."""
 
-    def leaf(x: Any) -> Any:
+    def leaf(x: object) -> object:
         if isinstance(x, torch.Tensor):
             return x.detach().cpu().numpy()
         return x
@@ -131,17 +139,17 @@ def numpify_buffer(buffer: Any) -> Any:
     return _map(buffer, leaf)
 
 
-def buffer_to(buffer: Any, device: Any = None) -> Any:
+def buffer_to(buffer: Any, device: torch.device | str | int | None = None) -> Any:
     """Move every tensor in the structure to ``device``."""
     return _map(buffer, lambda x: x.to(device) if isinstance(x, torch.Tensor) else x)
 
 
-def buffer_method(buffer: Any, method_name: str, *args: Any, **kwargs: Any) -> Any:
+def buffer_method(buffer: Any, method_name: str, *args: object, **kwargs: object) -> Any:
     """Call ``leaf.<method_name>(*args, **kwargs)`` at every leaf; return the new structure."""
     return _map(buffer, lambda x: getattr(x, method_name)(*args, **kwargs))
 
 
-def buffer_func(buffer: Any, func: Callable, *args: Any, **kwargs: Any) -> Any:
+def buffer_func(buffer: Any, func: Callable[..., object], *args: object, **kwargs: object) -> Any:
     """Apply ``func(leaf, *args, **kwargs)`` at every leaf; return the new structure."""
     return _map(buffer, lambda x: func(x, *args, **kwargs))
 

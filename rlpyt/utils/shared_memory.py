@@ -25,6 +25,9 @@ from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
+
+RawBytes = ctypes.Array[ctypes.c_char]  # the multiprocessing.RawArray behind shared arrays
 
 
 class SharedNdarray(np.ndarray):
@@ -36,7 +39,7 @@ class SharedNdarray(np.ndarray):
     or pipe it raises: the memory can only be handed over when the process starts.
     """
 
-    def __array_finalize__(self, obj: Any) -> None:
+    def __array_finalize__(self, obj: object) -> None:
         # Cheap on purpose (runs on every slice); whether this array really lies inside the
         # shared memory (a view) or not (a ufunc result, a copy) is checked when it matters.
         self._shared_raw = getattr(obj, "_shared_raw", None)
@@ -45,7 +48,7 @@ class SharedNdarray(np.ndarray):
         return np.asarray(self).__reduce__()
 
 
-def _shared_raw_of(array: Any) -> Any:
+def _shared_raw_of(array: object) -> RawBytes | None:
     """The RawArray that ``array``'s elements lie in, or None (copies, ufunc results)."""
     raw = getattr(array, "_shared_raw", None)
     if raw is None or not isinstance(array, np.ndarray):
@@ -86,14 +89,17 @@ def _reduce_for_child(array: SharedNdarray) -> Any:
 ForkingPickler.register(SharedNdarray, _reduce_for_child)
 
 
-def _rebuild_shared(raw: Any, shape: tuple, dtype: Any, offset: int, strides: tuple) -> Any:
-    array = np.ndarray(shape, dtype, buffer=raw, offset=offset, strides=strides)
+def _rebuild_shared(
+    raw: RawBytes, shape: tuple[int, ...], dtype: DTypeLike, offset: int, strides: tuple | None
+) -> SharedNdarray:
+    # A ctypes array exports the buffer protocol; numpy's stubs do not list it as a buffer.
+    array = np.ndarray(shape, dtype, buffer=raw, offset=offset, strides=strides)  # type: ignore[arg-type]
     shared = array.view(SharedNdarray)
     shared._shared_raw = raw
     return shared
 
 
-def np_mp_array(shape: int | tuple[int, ...], dtype: Any) -> SharedNdarray:
+def np_mp_array(shape: int | tuple[int, ...], dtype: DTypeLike) -> SharedNdarray:
     """Allocate a zero-filled numpy array in shared memory.
 
     Args:
@@ -110,10 +116,10 @@ def np_mp_array(shape: int | tuple[int, ...], dtype: Any) -> SharedNdarray:
     shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
     raw = mp.RawArray(ctypes.c_char, max(nbytes, 1))
-    return _rebuild_shared(raw, shape, dtype, 0, None)  # type: ignore[arg-type]
+    return _rebuild_shared(raw, shape, dtype, 0, None)
 
 
-def is_shared(array: Any) -> bool:
+def is_shared(array: object) -> bool:
     """True if ``array`` lives in memory made by :func:`np_mp_array` (itself or a view)."""
     return _shared_raw_of(array) is not None
 
