@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     import torch
 
     from rlpyt.distributions.base import Distribution
-    from rlpyt.envs.base import EnvSpaces
+    from rlpyt.envs.base import Env, EnvSpaces
     from rlpyt.samplers.collections import BatchSpec, Samples, TrajInfo
     from rlpyt.utils.collections import AttrDict
 
@@ -256,13 +256,17 @@ class Runner(Protocol):
 class Collector(Protocol):
     """What a sampler (or its worker) uses of a training collector.
 
-    A collector steps its slice of envs and the agent for ``T`` steps into its columns of the
-    ``[T, B]`` samples buffer (see ``rlpyt.samplers.collectors``).
+    A collector steps its slice of ``B_local`` envs (and, for CPU collectors, the agent) for
+    ``T`` steps into its columns of the ``[T, B]`` samples buffer (see
+    ``rlpyt.samplers.collectors``). ``agent_inputs`` are the carried ``AgentInputs``
+    ``[B_local, ...]`` numpy arrays (a namedarraytuple, hence ``Any``); ``envs`` are saved and
+    restored for exact resume (``rlpyt.samplers.state``).
     """
 
     mid_batch_reset: bool
+    envs: list[Env]
 
-    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[Any, list]:
+    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[Any, list[TrajInfo]]:
         """Reset (and decorrelate) the envs; returns ``(agent_inputs, traj_infos)``."""
         ...
 
@@ -270,8 +274,10 @@ class Collector(Protocol):
         """Initialize the agent's per-collector state before the first batch."""
         ...
 
-    def collect_batch(self, agent_inputs: Any, traj_infos: list, itr: int) -> Any:
-        """Fill one batch; returns ``(agent_inputs, traj_infos, completed_infos)``."""
+    def collect_batch(
+        self, agent_inputs: Any, traj_infos: list[TrajInfo], itr: int
+    ) -> tuple[Any, list[TrajInfo], list[TrajInfo]]:
+        """Fill one batch; returns ``(agent_inputs, traj_infos, completed_traj_infos)``."""
         ...
 
     def reset_if_needed(self, agent_inputs: Any) -> None:

@@ -1,8 +1,14 @@
 """Collector bases: step a group of envs (and, for CPU collectors, the agent) into a batch.
 
+Box: Collector. Samplers (the serial one in the calling process, parallel ones in their
+workers) build one training collector per group of envs and call ``start_envs``,
+``start_agent``, then ``collect_batch`` per iteration and ``reset_if_needed`` between batches.
 Collectors write in place into their slice ``samples_np[:, envs]`` of the samples buffer. A
 training collector carries its state between batches: the agent inputs of the next step
 (observation, prev_action, prev_reward, each ``[B_local, ...]``) and the live TrajInfos.
+Every collector steps its envs through the one episode step,
+:meth:`rlpyt.samplers.episode.EpisodeStepper.step_envs`; :class:`WaitResetMixin` is the
+wait-reset policy of both the CPU and the GPU wait-reset collectors.
 
 Episode starts: after ``start_envs`` the first ``prev_action`` is the action space's null value
 and ``prev_reward`` 0. Across later episode boundaries within training, the agent sees, and the
@@ -13,21 +19,33 @@ buffer records, the previous step's action and reward (the ``[T + 1, B]`` layout
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rlpyt.agents.base import AgentInputs
-from rlpyt.samplers.collections import TrajInfo
+from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.samplers.collections import Samples
+from rlpyt.samplers.episode import EpisodeStepper, trajectory_ended
+from rlpyt.samplers.evaluation import (  # noqa: F401  (kept for rlpyt's import path)
+    BaseEvalCollector,
+    select_unbiased,
+)
 from rlpyt.samplers.noise import (  # noqa: F401  (kept for rlpyt's import path)
     NOISE_STREAM,
     SamplingNoise,
     install_sampling_noise,
 )
-from rlpyt.utils.buffer import buffer_func, torchify_buffer
+from rlpyt.utils.buffer import buffer_func
+
+if TYPE_CHECKING:
+    from rlpyt.envs.base import Env
+    from rlpyt.protocols import Agent
+    from rlpyt.utils.collections import AttrDict
 
 
-class BaseCollector:
+class BaseCollector(EpisodeStepper):
     """Holds a group of envs and the slice of the samples buffer they write.
 
     Args:
@@ -50,12 +68,12 @@ class BaseCollector:
     def __init__(
         self,
         rank: int,
-        envs: list,
-        samples_np: Any,
+        envs: list[Env],
+        samples_np: Samples,
         batch_T: int,  # noqa: N803
-        TrajInfoCls: Any,  # noqa: N803
-        agent: Any = None,
-        sync: Any = None,
+        TrajInfoCls: Callable[[], TrajInfo],  # noqa: N803
+        agent: Agent | None = None,
+        sync: AttrDict | None = None,
         step_buffer_np: Any = None,
         global_B: int = 1,  # noqa: N803
         env_ranks: list[int] | None = None,
@@ -86,18 +104,24 @@ class BaseCollector:
             self.agent.reset()
             self.agent.sample_mode(itr=0)
 
-    def collect_batch(self, agent_inputs: Any, traj_infos: list, itr: int) -> Any:
-        """Fill the buffer slice for one iteration."""
+    def collect_batch(
+        self, agent_inputs: AgentInputs, traj_infos: list[TrajInfo], itr: int
+    ) -> tuple[AgentInputs, list[TrajInfo], list[TrajInfo]]:
+        """Fill the buffer slice for one iteration.
+
+        Returns:
+            ``(agent_inputs, traj_infos, completed_traj_infos)``.
+        """
         raise NotImplementedError
 
-    def reset_if_needed(self, agent_inputs: Any) -> None:
-        """Reset envs between batches (wait-reset collectors)."""
+    def reset_if_needed(self, agent_inputs: AgentInputs) -> None:
+        """Reset envs between batches (wait-reset collectors; others have nothing to do)."""
 
 
 class DecorrelatingStartCollector(BaseCollector):
     """Starts envs out of phase with a random number of random actions."""
 
-    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[Any, list]:
+    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[AgentInputs, list[TrajInfo]]:
         """Reset every env, then decorrelate; returns ``(agent_inputs, traj_infos)``.
 
         Args:
@@ -122,7 +146,7 @@ class DecorrelatingStartCollector(BaseCollector):
                 observations[b] = o
         return self._initial_inputs(observations), traj_infos
 
-    def _initial_inputs(self, observations: list) -> AgentInputs:
+    def _initial_inputs(self, observations: list[Any]) -> AgentInputs:
         """Agent inputs ``[B_local, ...]`` after a start: null prev action, zero prev reward."""
         env_buf = self.samples_np.env
         observation = buffer_func(env_buf.observation[0], np.copy)
@@ -134,183 +158,77 @@ class DecorrelatingStartCollector(BaseCollector):
         return AgentInputs(observation, prev_action, prev_reward)
 
 
-class BaseEvalCollector:
-    """Runs evaluation episodes and returns only complete trajectories, without length bias.
+class WaitResetMixin(DecorrelatingStartCollector):
+    """The wait-reset policy: an env that is ``done`` waits for the next batch.
 
-    Bias: stopping all envs once N trajectories are done over-represents short episodes. Here
-    each env runs its own quota of episodes (``ceil(max_trajectories / n_envs)``, or as many as
-    fit in ``max_T`` steps) and the result keeps, from every env, the same number of its first
-    complete episodes — an unbiased sample of episodes.
+    Put first among a training collector's bases (``CpuWaitResetCollector``,
+    ``GpuWaitResetCollector``). After ``done`` at step t, later steps of that column record the
+    null action (also the next ``prev_action``), zero reward, ``done=True`` and the last
+    observation; the env is not stepped. Between batches (:meth:`reset_if_needed`) such envs
+    are reset if their trajectory ended (``traj_done``), the agent's recurrent state of the
+    env is reset, and they restart with null prev action and zero prev reward. So every column
+    of a batch holds at most one episode end (for recurrent agents and algorithms that need
+    whole-batch validity masks).
 
-    Args:
-        rank: Worker rank.
-        envs: Evaluation envs.
-        TrajInfoCls: Callable making a fresh TrajInfo.
-        traj_infos_queue: Queue for parallel collectors (None in serial).
-        max_T: Step budget per env.
-        agent: Agent (CPU/serial eval collectors).
-        sync: Parallel control flags.
-        step_buffer_np: Step buffer (GPU eval collectors).
-        max_trajectories: Total trajectories wanted (None: as many as fit in max_T).
+    State (``[B_local]`` bool, saved for resume by ``rlpyt.samplers.state``): ``need_reset``
+    (env waits), ``need_env_reset`` (its trajectory ended, so the env itself must be reset).
     """
 
-    def __init__(
-        self,
-        rank: int,
-        envs: list,
-        TrajInfoCls: Any,  # noqa: N803
-        traj_infos_queue: Any = None,
-        max_T: int = 1000,  # noqa: N803
-        agent: Any = None,
-        sync: Any = None,
-        step_buffer_np: Any = None,
-        max_trajectories: int | None = None,
-    ):
-        self.rank = rank
-        self.envs = envs
-        self.TrajInfoCls = TrajInfoCls
-        self.traj_infos_queue = traj_infos_queue
-        self.max_T = int(max_T)
-        self.agent = agent
-        self.sync = sync
-        self.step_buffer_np = step_buffer_np
-        self.max_trajectories = max_trajectories
+    mid_batch_reset = False
+    need_reset: np.ndarray
+    need_env_reset: np.ndarray
+    null_action: Any
 
-    def quota(self) -> int | None:
-        """Episodes each env should complete (None: unlimited within max_T)."""
-        if self.max_trajectories is None:
-            return None
-        return -(-int(self.max_trajectories) // len(self.envs))
+    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[AgentInputs, list[TrajInfo]]:
+        """Start the envs (see the collector); none waits yet."""
+        self.need_reset = np.zeros(len(self.envs), dtype=bool)
+        self.need_env_reset = np.zeros(len(self.envs), dtype=bool)
+        self.null_action = self.envs[0].action_space.null_value()
+        return super().start_envs(max_decorrelation_steps)
 
-    def collect_evaluation(self, itr: int) -> list:
-        """Run the evaluation; returns the selected TrajInfos (see :func:`select_unbiased`)."""
-        return select_unbiased(self.collect_per_env(itr))
+    def collect_batch(
+        self, agent_inputs: AgentInputs, traj_infos: list[TrajInfo], itr: int
+    ) -> tuple[AgentInputs, list[TrajInfo], list[TrajInfo]]:
+        """Reset the envs that finished last batch, then fill this collector's slice."""
+        self.reset_if_needed(agent_inputs)
+        return super().collect_batch(agent_inputs, traj_infos, itr)
 
-    def collect_per_env(self, itr: int) -> list[list]:
-        """Run the evaluation; returns each env's complete TrajInfos, in order.
+    def reset_if_needed(self, agent_inputs: AgentInputs) -> None:
+        """Restart the envs that wait (runs between batches).
 
-        Parallel samplers gather these lists from all workers and select over all envs.
+        Args:
+            agent_inputs: The carried agent inputs ``[B_local, ...]`` (for GPU collectors the
+                step buffer's arrays, whose ``done`` rows are cleared too).
         """
-        raise NotImplementedError
+        step_buffer = self.step_buffer_np
+        for b in np.flatnonzero(self.need_reset).tolist():
+            if self.need_env_reset[b]:
+                agent_inputs.observation[b] = self.envs[b].reset()
+            agent_inputs.prev_action[b] = self.null_action
+            agent_inputs.prev_reward[b] = 0
+            if self.agent is not None:
+                self.agent.reset_one(idx=b)
+            if step_buffer is not None:
+                step_buffer.done[b] = False
+        self.need_reset[:] = False
+        self.need_env_reset[:] = False
 
-
-def select_unbiased(completed: list[list]) -> list:
-    """From per-env lists of complete trajectories, keep the first k of each env.
-
-    ``k`` is the smallest count over envs that completed at least one episode (envs with
-    none are left out); this keeps every env's contribution equal in number, so short episodes
-    are not over-represented.
-    """
-    counts = [len(c) for c in completed if c]
-    if not counts:
-        return []
-    k = min(counts)
-    return [traj for c in completed if c for traj in c[:k]]
-
-
-def torch_inputs(agent_inputs: Any) -> Any:
-    """Zero-copy torch views of numpy agent inputs."""
-    return torchify_buffer(agent_inputs)
-
-
-def trajectory_ended(env_info: Any, done: Any) -> Any:
-    """Whether the trajectory ended: ``env_info.traj_done`` if the record has it, else ``done``.
-
-    Atari envs report a lost life as ``done`` without ending the game (the trajectory). No
-    exception is raised for records without the field (this runs once per env step).
-    """
-    fields = getattr(env_info, "_fields", None)
-    if fields is None or "traj_done" not in fields:
-        return done
-    return env_info.traj_done
-
-
-def agent_info_rows(traj_infos: list, agent_info: Any) -> Any:
-    """``agent_info`` ``[B_local]`` when the TrajInfos' ``step`` may read its rows, else None.
-
-    The base ``TrajInfo.step`` ignores ``agent_info``, and making one row per env costs more than
-    its whole step, so it gets None; any subclass that overrides ``step`` gets its row.
-    """
-    if not traj_infos or agent_info is None or type(traj_infos[0]).step is TrajInfo.step:
-        return None
-    return agent_info
-
-
-def step_envs(
-    collector: Any,
-    action: Any,
-    observation: Any,
-    reward: Any,
-    done: Any,
-    agent_info: Any,
-    traj_infos: list,
-    completed: list,
-    *,
-    reset_agent: Any = None,
-) -> list:
-    """Step each env of ``collector`` once, resetting it mid-batch when its trajectory ends.
-
-    Writes the next observation, reward and done of env ``b`` into row ``b`` of the given
-    ``[B_local]`` arrays (in place); ``reset_agent(idx=b)`` (if given) runs on ``done``.
-
-    Returns:
-        The env_info of every env, for ``write_env_infos``.
-    """
-    env_infos = []
-    rows = agent_info_rows(traj_infos, agent_info)
-    for b, env in enumerate(collector.envs):
-        o, r, d, env_info = env.step(action[b])
-        info_b = None if rows is None else rows[b]
-        traj_infos[b].step(observation[b], action[b], r, d, info_b, env_info)
-        if trajectory_ended(env_info, d):
-            completed.append(traj_infos[b].terminate(o))
-            traj_infos[b] = collector.TrajInfoCls()
-            o = env.reset()
-        if d and reset_agent is not None:
-            reset_agent(idx=b)
-        observation[b] = o
-        reward[b] = r
-        done[b] = d
-        env_infos.append(env_info)
-    return env_infos
-
-
-def step_envs_waiting(
-    collector: Any,
-    action: Any,
-    observation: Any,
-    reward: Any,
-    done: Any,
-    agent_info: Any,
-    traj_infos: list,
-    completed: list,
-) -> list:
-    """Like :func:`step_envs`, but an env that is done waits (wait-reset collectors).
-
-    A waiting env is not stepped: its row records the null action, zero reward and
-    ``done=True``; its observation stays the last one. ``collector.need_reset`` /
-    ``need_env_reset`` mark the envs that ``reset_if_needed`` restarts between batches.
-    """
-    env_infos: list = []
-    rows = agent_info_rows(traj_infos, agent_info)
-    for b, env in enumerate(collector.envs):
-        if collector.need_reset[b]:
-            action[b] = collector.null_action  # also the next prev_action
+    def _envs_to_step(self, action: Any, reward: np.ndarray, done: np.ndarray) -> Any:
+        """The envs that do not wait; waiting rows get null action, zero reward, ``done``."""
+        waiting = self.need_reset
+        if not waiting.any():
+            return range(len(self.envs))
+        for b in np.flatnonzero(waiting):
+            action[b] = self.null_action  # also the next prev_action
             reward[b] = 0
             done[b] = True
-            env_infos.append(None)
-            continue
-        o, r, d, env_info = env.step(action[b])
-        info_b = None if rows is None else rows[b]
-        traj_infos[b].step(observation[b], action[b], r, d, info_b, env_info)
-        if trajectory_ended(env_info, d):
-            completed.append(traj_infos[b].terminate(o))
-            traj_infos[b] = collector.TrajInfoCls()
-            collector.need_env_reset[b] = True
-        if d:
-            collector.need_reset[b] = True
-        observation[b] = o
-        reward[b] = r
-        done[b] = d
-        env_infos.append(env_info)
-    return env_infos
+        return np.flatnonzero(~waiting).tolist()
+
+    def _restart_env(self, b: int, observation: Any) -> Any:
+        """The env waits for the next batch to be reset; it keeps its last observation."""
+        self.need_env_reset[b] = True
+        return observation
+
+    def _env_done(self, b: int) -> None:
+        """The env waits from now on; the agent's state is reset with it, between batches."""
+        self.need_reset[b] = True

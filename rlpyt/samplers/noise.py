@@ -9,7 +9,7 @@ are bit-identical whatever the split of envs over workers.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import torch
@@ -18,7 +18,8 @@ from rlpyt.distributions.categorical import Categorical
 from rlpyt.distributions.gaussian import Gaussian
 
 if TYPE_CHECKING:
-    from rlpyt.agents.base import BaseAgent
+    from rlpyt.distributions.base import Distribution
+    from rlpyt.protocols import Agent
 
 NOISE_STREAM = 0x6E6F697365  # SeedSequence key of the action-noise stream, apart from envs'
 
@@ -49,7 +50,7 @@ class SamplingNoise:
     def __init__(
         self,
         distribution: Categorical | Gaussian,
-        agent: BaseAgent,
+        agent: Agent,
         seed: int,
         global_B: int,  # noqa: N803
         env_ranks: list[int],
@@ -108,7 +109,7 @@ class SamplingNoise:
 
 
 def install_sampling_noise(
-    agent: BaseAgent,
+    agent: Agent,
     seed: int,
     global_B: int,  # noqa: N803
     env_ranks: list[int],
@@ -123,5 +124,7 @@ def install_sampling_noise(
         distribution = distribution.distribution
     if not isinstance(distribution, (Categorical, Gaussian)):
         return None
-    agent.distribution = SamplingNoise(distribution, agent, seed, global_B, env_ranks)
-    return agent.distribution
+    noise = SamplingNoise(distribution, agent, seed, global_B, env_ranks)
+    # It stands in for the distribution: every member but ``sample`` is forwarded.
+    agent.distribution = cast("Distribution", noise)
+    return noise

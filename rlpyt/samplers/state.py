@@ -11,14 +11,25 @@ from __future__ import annotations
 
 import copy
 import pickle
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
-from rlpyt.samplers.collectors import SamplingNoise
+from rlpyt.agents.base import AgentInputs
+from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.samplers.noise import SamplingNoise
+
+if TYPE_CHECKING:
+    from rlpyt.agents.base import RecurrentAgentMixin
+    from rlpyt.protocols import Agent, Collector
 
 FLAGS = ("need_reset", "need_env_reset")  # wait-reset collectors' per-env flags
 
 
-def collector_state(collector: Any, agent_inputs: Any, traj_infos: list, agent: Any = None) -> dict:
+def collector_state(
+    collector: Collector,
+    agent_inputs: AgentInputs,
+    traj_infos: list[TrajInfo],
+    agent: Agent | None = None,
+) -> dict:
     """A picklable copy of everything the collector carries between batches.
 
     Args:
@@ -46,14 +57,18 @@ def collector_state(collector: Any, agent_inputs: Any, traj_infos: list, agent: 
         noise = getattr(agent, "distribution", None)
         if isinstance(noise, SamplingNoise):
             state["sampling_noise"] = copy.deepcopy(noise.state_dict())
-        if hasattr(type(agent), "sampling_rnn_state"):
-            state["rnn_state"] = copy.deepcopy(agent.sampling_rnn_state)
+        if hasattr(type(agent), "sampling_rnn_state"):  # recurrent agents (not on Agent)
+            rnn_agent = cast("RecurrentAgentMixin", agent)
+            state["rnn_state"] = copy.deepcopy(rnn_agent.sampling_rnn_state)
     return state
 
 
 def load_collector_state(
-    collector: Any, agent_inputs: Any, state: dict, agent: Any = None
-) -> tuple[Any, list]:
+    collector: Collector,
+    agent_inputs: AgentInputs,
+    state: dict,
+    agent: Agent | None = None,
+) -> tuple[AgentInputs, list[TrajInfo]]:
     """Restore what :func:`collector_state` saved; returns ``(agent_inputs, traj_infos)``.
 
     The agent inputs are copied into the carried arrays in place (for GPU collectors those are
@@ -71,6 +86,6 @@ def load_collector_state(
         noise = getattr(agent, "distribution", None)
         if isinstance(noise, SamplingNoise) and "sampling_noise" in state:
             noise.load_state_dict(state["sampling_noise"])
-        if "rnn_state" in state:
-            agent.sampling_rnn_state = state["rnn_state"]
+        if "rnn_state" in state:  # saved from a recurrent agent
+            cast("RecurrentAgentMixin", agent).sampling_rnn_state = state["rnn_state"]
     return agent_inputs, state["traj_infos"]

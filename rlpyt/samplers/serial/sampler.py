@@ -1,23 +1,34 @@
 """SerialSampler: every env, the agent and the buffers in the calling process.
 
-The twin of every parallel sampler: same interface, same seeding, same samples for the same
-seed. Use it to debug, and for cheap envs where one process is fast enough.
+Box: Sampler. The runner calls it like any sampler (``initialize``, then ``obtain_samples`` /
+``evaluate_agent`` per iteration). The twin of every parallel sampler: same interface, same
+seeding, same samples for the same seed (tested sample for sample). Use it to debug, and for
+cheap envs where one process is fast enough. It uses the shared collectors of
+``rlpyt/samplers`` (``agent_collectors``, ``evaluation``), never ``rlpyt/samplers/parallel``.
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from rlpyt.samplers.base import BaseSampler
+from rlpyt.envs.traj_info import TrajInfo, TrajInfoFactory
+from rlpyt.samplers.agent_collectors import CpuResetCollector
+from rlpyt.samplers.base import EVAL_SEED_OFFSET, BaseSampler
 from rlpyt.samplers.buffer import build_samples_buffer
-from rlpyt.samplers.collections import TrajInfoFactory
-from rlpyt.samplers.parallel.cpu.collectors import CpuResetCollector
-from rlpyt.samplers.serial.collectors import SerialEvalCollector
+from rlpyt.samplers.collections import Samples
+from rlpyt.samplers.evaluation import SerialEvalCollector
 from rlpyt.samplers.state import collector_state, load_collector_state
 from rlpyt.utils.seed import set_envs_seeds
 
-EVAL_SEED_OFFSET = 1_000_003  # eval envs get seeds far from the training envs'
+if TYPE_CHECKING:
+    from rlpyt.envs.base import Env
+    from rlpyt.protocols import Agent
+    from rlpyt.samplers.base import CollectorClass, EvalCollectorClass
+    from rlpyt.utils.collections import AttrDict
+
+__all__ = ["EVAL_SEED_OFFSET", "SerialSampler"]  # EVAL_SEED_OFFSET: kept importable from here
 
 
 class SerialSampler(BaseSampler):
@@ -28,27 +39,46 @@ class SerialSampler(BaseSampler):
 
     def __init__(
         self,
-        *args: Any,
-        CollectorCls: Any = CpuResetCollector,  # noqa: N803
-        eval_CollectorCls: Any = SerialEvalCollector,  # noqa: N803
-        **kwargs: Any,
+        EnvCls: Callable[..., Env],  # noqa: N803
+        env_kwargs: dict,
+        batch_T: int,  # noqa: N803
+        batch_B: int,  # noqa: N803
+        CollectorCls: CollectorClass = CpuResetCollector,  # noqa: N803
+        max_decorrelation_steps: int = 100,
+        TrajInfoCls: type[TrajInfo] = TrajInfo,  # noqa: N803
+        eval_n_envs: int = 0,
+        eval_CollectorCls: EvalCollectorClass | None = SerialEvalCollector,  # noqa: N803
+        eval_env_kwargs: dict | None = None,
+        eval_max_steps: int | None = None,
+        eval_max_trajectories: int | None = None,
     ):
-        super().__init__(  # type: ignore[misc]  # the classes are keyword-only here
-            *args, CollectorCls=CollectorCls, eval_CollectorCls=eval_CollectorCls, **kwargs
+        super().__init__(
+            EnvCls=EnvCls,
+            env_kwargs=env_kwargs,
+            batch_T=batch_T,
+            batch_B=batch_B,
+            CollectorCls=CollectorCls,
+            max_decorrelation_steps=max_decorrelation_steps,
+            TrajInfoCls=TrajInfoCls,
+            eval_n_envs=eval_n_envs,
+            eval_CollectorCls=eval_CollectorCls,
+            eval_env_kwargs=eval_env_kwargs,
+            eval_max_steps=eval_max_steps,
+            eval_max_trajectories=eval_max_trajectories,
         )
-        self.envs: list = []
-        self.eval_envs: list = []
+        self.envs: list[Env] = []
+        self.eval_envs: list[Env] = []
 
     def initialize(
         self,
-        agent: Any,
-        affinity: Any = None,
+        agent: Agent,
+        affinity: dict | None = None,
         seed: int | None = None,
         bootstrap_value: bool = False,
         traj_info_kwargs: dict | None = None,
         rank: int = 0,
         world_size: int = 1,
-    ) -> Any:
+    ) -> AttrDict:
         """Build envs (env i seeded ``seed + global index``), the agent and the buffers.
 
         Returns:
@@ -92,7 +122,9 @@ class SerialSampler(BaseSampler):
         self.agent = agent
         return examples
 
-    def _initialize_eval(self, agent: Any, seed: int | None) -> None:
+    def _initialize_eval(self, agent: Agent, seed: int | None) -> None:
+        if self.eval_CollectorCls is None:
+            raise ValueError("eval_n_envs > 0 needs an eval_CollectorCls.")
         self.eval_envs = [self.EnvCls(**self.eval_env_kwargs) for _ in range(self.eval_n_envs)]
         if seed is not None:
             set_envs_seeds(self.eval_envs, seed + EVAL_SEED_OFFSET)
@@ -105,14 +137,14 @@ class SerialSampler(BaseSampler):
             max_trajectories=self.eval_max_trajectories,
         )
 
-    def obtain_samples(self, itr: int) -> tuple[Any, list]:
+    def obtain_samples(self, itr: int) -> tuple[Samples, list[TrajInfo]]:
         """Collect one batch; returns ``(samples_pyt [T, B], completed traj_infos)``."""
         self.agent_inputs, self.traj_infos, completed = self.collector.collect_batch(
             self.agent_inputs, self.traj_infos, itr
         )
         return self.samples_pyt, completed
 
-    def evaluate_agent(self, itr: int) -> list:
+    def evaluate_agent(self, itr: int) -> list[TrajInfo]:
         """Run the evaluation collector; returns complete TrajInfos."""
         if self.eval_n_envs <= 0:
             raise RuntimeError("evaluate_agent needs eval_n_envs > 0 in the sampler.")

@@ -6,7 +6,7 @@ import torch
 
 from rlpyt.distributions.categorical import Categorical, DistInfo
 from rlpyt.distributions.gaussian import DistInfoStd, Gaussian
-from rlpyt.samplers.collectors import SamplingNoise, install_sampling_noise
+from rlpyt.samplers.noise import SamplingNoise, install_sampling_noise
 
 
 class ModeAgent:

@@ -7,8 +7,8 @@ import pytest
 
 from rlpyt.agents.pg.classic import ClassicFfAgent
 from rlpyt.envs.gym import make as gym_make
-from rlpyt.samplers.collections import TrajInfo
-from rlpyt.samplers.collectors import agent_info_rows, trajectory_ended
+from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.samplers.episode import agent_info_rows, trajectory_ended
 from rlpyt.samplers.serial.sampler import SerialSampler
 from rlpyt.utils.collections import NamedTupleSchema
 

@@ -4,7 +4,8 @@ import pickle
 
 import pytest
 
-from rlpyt.samplers.collections import BatchSpec, TrajInfo, TrajInfoFactory
+from rlpyt.envs.traj_info import TrajInfo, TrajInfoFactory
+from rlpyt.samplers.collections import BatchSpec
 
 
 def run_episode(traj_info, rewards):

@@ -13,32 +13,39 @@ After the last step the worker publishes the final observation once more (``obs_
 the master can compute the bootstrap value and reset recurrent states; the master's last
 ``act_ready`` says it is done reading, and the worker reports the batch.
 The step buffer is the collector's carried agent inputs, so nothing is copied between them.
+
+Box: Collector (GPU worker side). These collectors need the worker's semaphores, so they stay
+here; they import only shared modules of ``rlpyt/samplers`` and ``wait_for_master``. Their envs
+step through the one episode step (``rlpyt.samplers.episode``); the wait-reset policy is
+``rlpyt.samplers.collectors.WaitResetMixin``, as for the CPU collectors.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from rlpyt.agents.base import AgentInputs
-from rlpyt.samplers.collectors import (
-    BaseEvalCollector,
-    DecorrelatingStartCollector,
-    step_envs,
-    step_envs_waiting,
-    trajectory_ended,
-)
-from rlpyt.samplers.parallel.cpu.collectors import write_env_infos
+from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.samplers.collectors import DecorrelatingStartCollector, WaitResetMixin
+from rlpyt.samplers.episode import write_env_infos
+from rlpyt.samplers.evaluation import BaseEvalCollector
 from rlpyt.samplers.parallel.worker import wait_for_master
+
+if TYPE_CHECKING:
+    from rlpyt.utils.collections import AttrDict
 
 
 class GpuResetCollector(DecorrelatingStartCollector):
-    """Steps envs with actions from the action server; resets envs mid-batch on ``traj_done``."""
+    """Steps envs with actions from the action server; resets envs mid-batch on ``traj_done``.
+
+    The action server resets the agent's recurrent state of envs that are ``done``.
+    """
 
     mid_batch_reset = True
+    sync: AttrDict
+    step_buffer_np: Any  # StepBuffer [B_local] numpy, shared with the action server
 
-    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[Any, list]:
+    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[AgentInputs, list[TrajInfo]]:
         """Reset and decorrelate; the agent inputs then live in the step buffer."""
         agent_inputs, traj_infos = super().start_envs(max_decorrelation_steps)
         step = self.step_buffer_np
@@ -48,7 +55,9 @@ class GpuResetCollector(DecorrelatingStartCollector):
         step.done[:] = False
         return AgentInputs(step.observation, step.action, step.reward), traj_infos
 
-    def collect_batch(self, agent_inputs: Any, traj_infos: list, itr: int) -> tuple:
+    def collect_batch(
+        self, agent_inputs: AgentInputs, traj_infos: list[TrajInfo], itr: int
+    ) -> tuple[AgentInputs, list[TrajInfo], list[TrajInfo]]:
         """Fill this worker's ``[T, B_local]`` columns, one server round trip per step.
 
         Returns:
@@ -58,7 +67,7 @@ class GpuResetCollector(DecorrelatingStartCollector):
         step = self.step_buffer_np
         agent_buf.prev_action[0] = step.action
         env_buf.prev_reward[0] = step.reward
-        completed: list = []
+        completed: list[TrajInfo] = []
         for t in range(self.batch_T):
             env_buf.observation[t] = step.observation
             self._exchange()
@@ -73,65 +82,32 @@ class GpuResetCollector(DecorrelatingStartCollector):
         self.sync.obs_ready.release()
         wait_for_master(self.sync.act_ready, self.sync.quit, self.sync.parent_pid)
 
-    def _step_envs(self, t: int, traj_infos: list, completed: list) -> None:
+    def _step_envs(self, t: int, traj_infos: list[TrajInfo], completed: list[TrajInfo]) -> None:
+        """Step the envs with the server's actions; record the env fields of ``samples_np[t]``."""
         env_buf, step = self.samples_np.env, self.step_buffer_np
         agent_info = self.samples_np.agent.agent_info[t]
-        observation, action, reward, done = step.observation, step.action, step.reward, step.done
-        env_infos = step_envs(
-            self, action, observation, reward, done, agent_info, traj_infos, completed
+        env_infos = self.step_envs(
+            step.action, step.observation, step.reward, step.done, agent_info, traj_infos, completed
         )
         write_env_infos(env_buf.env_info, t, env_infos)
-        env_buf.reward[t] = reward
-        env_buf.done[t] = done
+        env_buf.reward[t] = step.reward
+        env_buf.done[t] = step.done
 
 
-class GpuWaitResetCollector(GpuResetCollector):
+class GpuWaitResetCollector(WaitResetMixin, GpuResetCollector):
     """Like GpuResetCollector, but an env that is ``done`` waits for the next batch.
 
-    As ``CpuWaitResetCollector``: after ``done`` the column records the null action, zero
-    reward, ``done=True`` and the last observation, and the env is not stepped; envs are reset
-    between batches (``reset_if_needed``), restarting with null prev action and zero prev
-    reward. The action server resets recurrent states of such envs after the batch.
+    See :class:`~rlpyt.samplers.collectors.WaitResetMixin` for the rows a waiting env records
+    and the restart between batches (here through the step buffer, whose ``done`` rows are
+    cleared). The action server resets recurrent states of such envs after the batch.
     """
 
     mid_batch_reset = False
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self.need_reset = np.zeros(len(self.envs), dtype=bool)
-        self.need_env_reset = np.zeros(len(self.envs), dtype=bool)
-        self.null_action = None
-
-    def reset_if_needed(self, agent_inputs: Any) -> None:
-        """Reset the envs that finished in the last batch (between batches)."""
-        if self.null_action is None:
-            self.null_action = self.envs[0].action_space.null_value()
-        step = self.step_buffer_np
-        for b in np.flatnonzero(self.need_reset):
-            if self.need_env_reset[b]:
-                step.observation[b] = self.envs[b].reset()
-            step.action[b] = self.null_action
-            step.reward[b] = 0
-            step.done[b] = False
-        self.need_reset[:] = False
-        self.need_env_reset[:] = False
-
-    def collect_batch(self, agent_inputs: Any, traj_infos: list, itr: int) -> tuple:
-        """Fill this worker's columns (see GpuResetCollector.collect_batch)."""
-        self.reset_if_needed(agent_inputs)
-        return super().collect_batch(agent_inputs, traj_infos, itr)
-
-    def _step_envs(self, t: int, traj_infos: list, completed: list) -> None:
-        agent_buf, env_buf, step = self.samples_np.agent, self.samples_np.env, self.step_buffer_np
-        agent_info = agent_buf.agent_info[t]
-        observation, action, reward, done = step.observation, step.action, step.reward, step.done
-        env_infos = step_envs_waiting(
-            self, action, observation, reward, done, agent_info, traj_infos, completed
-        )
-        write_env_infos(env_buf.env_info, t, env_infos)
-        agent_buf.action[t] = action
-        env_buf.reward[t] = reward
-        env_buf.done[t] = done
+    def _step_envs(self, t: int, traj_infos: list[TrajInfo], completed: list[TrajInfo]) -> None:
+        """As GpuResetCollector; the action row is written again (waiting envs: null action)."""
+        super()._step_envs(t, traj_infos, completed)
+        self.samples_np.agent.action[t] = self.step_buffer_np.action
 
 
 class GpuEvalCollector(BaseEvalCollector):
@@ -143,37 +119,26 @@ class GpuEvalCollector(BaseEvalCollector):
     the training rule (previous action and reward carry over episode boundaries).
     """
 
-    def collect_per_env(self, itr: int) -> list[list]:
+    sync: AttrDict
+
+    def collect_per_env(self, itr: int) -> list[list[TrajInfo]]:
         """Run evaluation episodes; returns each env's complete TrajInfos."""
-        step, active = self.step_buffer_np, self.sync.eval_active
-        quota = self.quota()
+        step = self.step_buffer_np
+        self.active = self.sync.eval_active  # shared: the action server reads which envs run
         traj_infos = [self.TrajInfoCls() for _ in self.envs]
-        done_per_env: list[list] = [[] for _ in self.envs]
+        completed: list[list[TrajInfo]] = [[] for _ in self.envs]
         for b, env in enumerate(self.envs):
             step.observation[b] = env.reset()
         step.action[:] = self.envs[0].action_space.null_value()
         step.reward[:] = 0
         step.done[:] = False
-        active[:] = True
+        self.active[:] = True
         for _ in range(self.max_T):
             self.sync.eval_obs_ready.release()
             wait_for_master(self.sync.eval_act_ready, self.sync.quit, self.sync.parent_pid)
             if self.sync.stop_eval.value:
                 break
-            for b in np.flatnonzero(active).tolist():
-                self._step_env(b, traj_infos, done_per_env, quota)
-        return done_per_env
-
-    def _step_env(self, b: int, traj_infos: list, done_per_env: list, quota: int | None) -> None:
-        step, env = self.step_buffer_np, self.envs[b]
-        o, r, d, env_info = env.step(step.action[b])
-        traj_infos[b].step(step.observation[b], step.action[b], r, d, None, env_info)
-        if trajectory_ended(env_info, d):
-            done_per_env[b].append(traj_infos[b].terminate(o))
-            traj_infos[b] = self.TrajInfoCls()
-            o = env.reset()
-            if quota is not None and len(done_per_env[b]) >= quota:
-                self.sync.eval_active[b] = False
-        step.observation[b] = o
-        step.reward[b] = r
-        step.done[b] = d
+            self.step_envs(
+                step.action, step.observation, step.reward, step.done, None, traj_infos, completed
+            )
+        return completed

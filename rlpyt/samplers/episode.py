@@ -1,0 +1,164 @@
+"""The episode step: step a group of envs once, record the rows, and handle episode ends.
+
+Box: Collector. Every collector, training or evaluation, serial, CPU or GPU, steps its envs
+through :meth:`EpisodeStepper.step_envs`; the collectors differ only in the small hooks it
+calls (which envs step now, what happens when a trajectory ends or an env is done), and the
+hooks run once per time step or once per episode end, never once per env step. Invariant: per
+env ``b`` and step, the ``[B_local]`` rows ``observation[b]``, ``reward[b]`` and ``done[b]`` hold
+the env's new observation (the reset one after a mid-batch reset), its reward and its ``done``;
+the env's TrajInfo has seen the step.
+
+This is the hottest loop of the project: keep it free of per-env calls beyond ``env.step``,
+``TrajInfo.step`` and ``trajectory_ended``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rlpyt.envs.traj_info import TrajInfo
+
+if TYPE_CHECKING:
+    from rlpyt.envs.base import Env
+    from rlpyt.protocols import Agent
+
+
+def trajectory_ended(env_info: Any, done: bool) -> bool:
+    """Whether the trajectory ended: ``env_info.traj_done`` if the record has it, else ``done``.
+
+    Atari envs report a lost life as ``done`` without ending the game (the trajectory). No
+    exception is raised for records without the field (this runs once per env step).
+
+    Args:
+        env_info: The env's info record (any namedtuple, or None).
+        done: The env's ``done``.
+    """
+    fields = getattr(env_info, "_fields", None)
+    if fields is None or "traj_done" not in fields:
+        return done
+    return env_info.traj_done
+
+
+def agent_info_rows(traj_infos: list[TrajInfo], agent_info: Any) -> Any:
+    """``agent_info`` ``[B_local]`` when the TrajInfos' ``step`` may read its rows, else None.
+
+    The base ``TrajInfo.step`` ignores ``agent_info``, and making one row per env costs more than
+    its whole step, so it gets None; any subclass that overrides ``step`` gets its row.
+
+    Args:
+        traj_infos: The live TrajInfo of each env.
+        agent_info: The agent's info record ``[B_local, ...]`` (a namedarraytuple, or None).
+    """
+    if not traj_infos or agent_info is None or type(traj_infos[0]).step is TrajInfo.step:
+        return None
+    return agent_info
+
+
+def write_env_infos(env_info_buf: Any, t: int, env_infos: list) -> None:
+    """Write one time step's env_info records into ``env_info_buf[t]``.
+
+    Args:
+        env_info_buf: The ``[T, B_local]`` env_info buffer (a namedarraytuple, or None).
+        t: Time index.
+        env_infos: One record per env, None for an env not stepped (wait-reset).
+    """
+    if not env_info_buf:
+        return
+    fields = env_info_buf[t]
+    flat = all(isinstance(field, np.ndarray) for field in fields)
+    if flat and all(info is not None for info in env_infos):
+        # One numpy assignment per field instead of one record assignment per env.
+        for i, field in enumerate(fields):
+            field[:] = [info[i] for info in env_infos]
+        return
+    for b, info in enumerate(env_infos):
+        if info is not None:
+            fields[b] = info
+
+
+class EpisodeStepper:
+    """The one episode step of every collector, with mid-batch reset as the default policy.
+
+    Subclasses provide ``envs``, ``TrajInfoCls`` and ``agent`` (the collector bases set them)
+    and change the policy through three hooks: :meth:`_envs_to_step` (once per time step),
+    :meth:`_end_trajectory` / :meth:`_restart_env` (once per trajectory end) and
+    :meth:`_env_done` (once per ``done``). The defaults reset an env as soon as its trajectory
+    ends and reset the agent's carried state of env ``b`` on its ``done``.
+    """
+
+    envs: list[Env]
+    TrajInfoCls: Callable[[], TrajInfo]
+    agent: Agent | None
+
+    def step_envs(
+        self,
+        action: np.ndarray,
+        observation: Any,
+        reward: np.ndarray,
+        done: np.ndarray,
+        agent_info: Any,
+        traj_infos: list[TrajInfo],
+        completed: list,
+    ) -> list:
+        """Step each env once; record its rows; on a trajectory end, finish its TrajInfo.
+
+        Args:
+            action: ``[B_local, ...]`` actions (wait-reset: waiting rows get the null action).
+            observation: ``[B_local, ...]`` observations, replaced by the next ones in place.
+            reward: ``[B_local]`` float32, written in place.
+            done: ``[B_local]`` bool, written in place.
+            agent_info: The agent's info ``[B_local, ...]`` (rows go to TrajInfos that read
+                them, see :func:`agent_info_rows`), or None.
+            traj_infos: The live TrajInfo of each env (replaced when a trajectory ends).
+            completed: Where finished TrajInfos go (training: one list; evaluation: per env).
+
+        Returns:
+            The env_info of every env (None for an env not stepped), for
+            :func:`write_env_infos`.
+        """
+        envs = self.envs
+        env_infos: list = [None] * len(envs)
+        rows = agent_info_rows(traj_infos, agent_info)
+        for b in self._envs_to_step(action, reward, done):
+            o, r, d, env_info = envs[b].step(action[b])
+            info_b = None if rows is None else rows[b]
+            traj_infos[b].step(observation[b], action[b], r, d, info_b, env_info)
+            if trajectory_ended(env_info, d):
+                o = self._end_trajectory(b, o, traj_infos, completed)
+            if d:
+                self._env_done(b)
+            observation[b] = o
+            reward[b] = r
+            done[b] = d
+            env_infos[b] = env_info
+        return env_infos
+
+    def _envs_to_step(
+        self, action: np.ndarray, reward: np.ndarray, done: np.ndarray
+    ) -> Iterable[int]:
+        """The envs that step at this time step (default: all of them)."""
+        return range(len(self.envs))
+
+    def _end_trajectory(
+        self, b: int, observation: Any, traj_infos: list[TrajInfo], completed: list
+    ) -> Any:
+        """Env ``b``'s trajectory ended: hand in its TrajInfo, start a new one, restart it.
+
+        Returns:
+            The observation env ``b`` continues from (see :meth:`_restart_env`).
+        """
+        completed.append(traj_infos[b].terminate(observation))
+        traj_infos[b] = self.TrajInfoCls()
+        return self._restart_env(b, observation)
+
+    def _restart_env(self, b: int, observation: Any) -> Any:
+        """Reset env ``b`` now (mid-batch); returns its first observation."""
+        return self.envs[b].reset()
+
+    def _env_done(self, b: int) -> None:
+        """Env ``b`` is done: forget the agent's carried (recurrent) state of that env."""
+        if self.agent is not None:
+            self.agent.reset_one(idx=b)

@@ -1,0 +1,212 @@
+"""Evaluation collectors: run whole episodes with the agent in eval mode, without length bias.
+
+Box: Collector (evaluation). ``SerialSampler`` calls ``SerialEvalCollector.collect_evaluation``
+in the calling process; CPU sampler workers call ``CpuEvalCollector.collect_per_env`` and the
+master selects over all workers' envs with :func:`select_unbiased`; GPU workers use
+``GpuEvalCollector`` (``rlpyt.samplers.parallel.gpu.collectors``), built on the same base.
+Invariant: every env runs its own quota of episodes from a fresh reset, and the result keeps
+the same number of first complete episodes from every env that completed one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.samplers.episode import EpisodeStepper
+from rlpyt.utils.buffer import buffer_from_example, torchify_buffer
+
+if TYPE_CHECKING:
+    from multiprocessing.queues import Queue
+
+    from rlpyt.envs.base import Env
+    from rlpyt.protocols import Agent
+    from rlpyt.utils.collections import AttrDict
+
+
+class BaseEvalCollector(EpisodeStepper):
+    """Runs evaluation episodes and returns only complete trajectories, without length bias.
+
+    Bias: stopping all envs once N trajectories are done over-represents short episodes. Here
+    each env runs its own quota of episodes (``ceil(max_trajectories / n_envs)``, or as many as
+    fit in ``max_T`` steps) and the result keeps, from every env, the same number of its first
+    complete episodes — an unbiased sample of episodes. An env that met its quota stops
+    stepping (``active[b]`` False); a trajectory end resets the env at once.
+
+    Args:
+        rank: Worker rank.
+        envs: Evaluation envs.
+        TrajInfoCls: Callable making a fresh TrajInfo.
+        traj_infos_queue: Queue for parallel collectors (None in serial).
+        max_T: Step budget per env.
+        agent: Agent (CPU/serial eval collectors).
+        sync: Parallel control flags.
+        step_buffer_np: Step buffer ``[B_local]`` (GPU eval collectors).
+        max_trajectories: Total trajectories wanted (None: as many as fit in max_T).
+    """
+
+    def __init__(
+        self,
+        rank: int,
+        envs: list[Env],
+        TrajInfoCls: Callable[[], TrajInfo],  # noqa: N803
+        traj_infos_queue: Queue | None = None,
+        max_T: int = 1000,  # noqa: N803
+        agent: Agent | None = None,
+        sync: AttrDict | None = None,
+        step_buffer_np: Any = None,
+        max_trajectories: int | None = None,
+    ):
+        self.rank = rank
+        self.envs = envs
+        self.TrajInfoCls = TrajInfoCls
+        self.traj_infos_queue = traj_infos_queue
+        self.max_T = int(max_T)
+        self.agent = agent
+        self.sync = sync
+        self.step_buffer_np = step_buffer_np
+        self.max_trajectories = max_trajectories
+        self.active = np.ones(len(envs), dtype=bool)  # envs still short of their quota
+
+    def quota(self) -> int | None:
+        """Episodes each env should complete (None: unlimited within max_T)."""
+        if self.max_trajectories is None:
+            return None
+        return -(-int(self.max_trajectories) // len(self.envs))
+
+    def collect_evaluation(self, itr: int) -> list[TrajInfo]:
+        """Run the evaluation; returns the selected TrajInfos (see :func:`select_unbiased`)."""
+        return select_unbiased(self.collect_per_env(itr))
+
+    def collect_per_env(self, itr: int) -> list[list[TrajInfo]]:
+        """Run the evaluation; returns each env's complete TrajInfos, in order.
+
+        Parallel samplers gather these lists from all workers and select over all envs.
+        """
+        raise NotImplementedError
+
+    def _envs_to_step(self, action: Any, reward: Any, done: Any) -> list[int]:
+        """The envs still short of their quota."""
+        return np.flatnonzero(self.active).tolist()
+
+    def _end_trajectory(
+        self, b: int, observation: Any, traj_infos: list[TrajInfo], completed: list
+    ) -> Any:
+        """File the TrajInfo under env ``b`` (``completed`` is per env); stop it at its quota."""
+        observation = super()._end_trajectory(b, observation, traj_infos, completed[b])
+        quota = self.quota()
+        if quota is not None and len(completed[b]) >= quota:
+            self.active[b] = False
+        return observation
+
+
+def select_unbiased(completed: list[list[TrajInfo]]) -> list[TrajInfo]:
+    """From per-env lists of complete trajectories, keep the first k of each env.
+
+    ``k`` is the smallest count over envs that completed at least one episode (envs with
+    none are left out); this keeps every env's contribution equal in number, so short episodes
+    are not over-represented.
+    """
+    counts = [len(c) for c in completed if c]
+    if not counts:
+        return []
+    k = min(counts)
+    return [traj for c in completed if c for traj in c[:k]]
+
+
+class CpuEvalCollector(BaseEvalCollector):
+    """Evaluation with the collector's own agent (serial, or in a CPU sampler worker).
+
+    The agent inputs ``[B_local, ...]`` live in buffers built at the first evaluation and
+    reused by every later one. ``collect_evaluation`` also puts the selected TrajInfos on
+    ``traj_infos_queue`` (if given), then ``None``.
+    """
+
+    agent: Agent
+    _buffers: tuple[Any, np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def collect_evaluation(self, itr: int) -> list[TrajInfo]:
+        """Run evaluation episodes (see BaseEvalCollector); returns the selected TrajInfos."""
+        completed = super().collect_evaluation(itr)
+        if self.traj_infos_queue is not None:
+            for traj_info in completed:
+                self.traj_infos_queue.put(traj_info)
+            self.traj_infos_queue.put(None)
+        return completed
+
+    def collect_per_env(self, itr: int) -> list[list[TrajInfo]]:
+        """Step the agent and the envs until each env met its quota or ``max_T`` ran out.
+
+        Returns:
+            Per env, its complete TrajInfos in order (at most the quota each).
+        """
+        traj_infos = [self.TrajInfoCls() for _ in self.envs]
+        completed: list[list[TrajInfo]] = [[] for _ in self.envs]
+        observation, action, reward, done = self._start_episodes()
+        obs_pyt, act_pyt, rew_pyt = torchify_buffer((observation, action, reward))
+        self.agent.reset()
+        self.agent.eval_mode(itr)
+        self.active[:] = True
+        for _ in range(self.max_T):
+            act_pyt, agent_info = self.agent.step(obs_pyt, act_pyt, rew_pyt)
+            action = act_pyt.numpy()
+            self.step_envs(action, observation, reward, done, agent_info, traj_infos, completed)
+            if not self.active.any():
+                break
+        return completed
+
+    def _start_episodes(self) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray]:
+        """Reset every env; returns the buffers ``(observation, action, reward, done)``.
+
+        The buffers are built at the first evaluation (from the first observation) and reused;
+        ``action`` holds the null action and ``reward`` 0, the first agent step's inputs.
+        """
+        first_observations = [env.reset() for env in self.envs]
+        if self._buffers is None:
+            n = len(self.envs)
+            null_action = self.envs[0].action_space.null_value()
+            self._buffers = (
+                buffer_from_example(first_observations[0], n),
+                buffer_from_example(null_action, n, fill=0),
+                np.zeros(n, dtype="float32"),
+                np.zeros(n, dtype=bool),
+            )
+        observation, action, reward, done = self._buffers
+        for b, o in enumerate(first_observations):
+            observation[b] = o
+        action[:] = self.envs[0].action_space.null_value()
+        reward[:] = 0
+        done[:] = False
+        return self._buffers
+
+
+class SerialEvalCollector(CpuEvalCollector):
+    """Runs evaluation with the sampler's agent and returns complete, unbiased trajectories.
+
+    Args (rlpyt's):
+        envs: Evaluation envs.
+        agent: The sampler's agent.
+        TrajInfoCls: Callable making a fresh TrajInfo.
+        max_T: Step budget per env.
+        max_trajectories: Total trajectories wanted (None: as many as fit in max_T).
+    """
+
+    def __init__(
+        self,
+        envs: list[Env],
+        agent: Agent,
+        TrajInfoCls: Callable[[], TrajInfo],  # noqa: N803
+        max_T: int,  # noqa: N803
+        max_trajectories: int | None = None,
+    ):
+        super().__init__(
+            rank=0,
+            envs=envs,
+            TrajInfoCls=TrajInfoCls,
+            max_T=max_T,
+            agent=agent,
+            max_trajectories=max_trajectories,
+        )
