@@ -43,20 +43,15 @@ if TYPE_CHECKING:
 
 
 class ServedAgent(Agent, Protocol):
-    """The agent an action server runs: an Agent, plus ``value`` and ``toggle_alt``.
+    """The agent an action server runs: an Agent, plus ``value``.
 
-    ``value`` is needed only when the samples record ``bootstrap_value`` (policy gradients),
-    ``toggle_alt`` only by the alternating servers.
+    ``value`` is needed only when the samples record ``bootstrap_value`` (policy gradients).
     """
 
     def value(
         self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
     ) -> torch.Tensor:
         """``V(s)`` for every env, ``[B]``, CPU."""
-        ...
-
-    def toggle_alt(self) -> None:
-        """Switch to the other env group's recurrent state (alternating agents)."""
         ...
 
 
@@ -120,8 +115,8 @@ class ActionServer:
             workers.acquire(semaphore, "observations from the sampler workers")
 
     def _served(self) -> ServedAgent:
-        """The agent, with the ``value`` / ``toggle_alt`` a server calls where needed."""
-        return cast(ServedAgent, self.agent)  # not checked: agents without them never get here
+        """The agent, with the ``value`` a server calls where the samples record it."""
+        return cast(ServedAgent, self.agent)  # not checked: agents without it never get here
 
     def serve_actions_evaluation(self, itr: int) -> None:
         """Run the agent for the eval envs until none is active or ``max_T`` steps ran."""
@@ -202,17 +197,16 @@ class AlternatingActionServer(ActionServer):
 
     def _finish_groups(self, groups: list[AttrDict]) -> None:
         """Bootstrap values and rnn resets per group, then tell the workers we are done."""
-        agent = self._served()
         for group in groups:
             step_pyt, done = group.step_pyt, group.step_np.done
             if self.mid_batch_reset:
                 self._reset_done(done)
             if "bootstrap_value" in self.samples_np.agent:
-                value = agent.value(step_pyt.observation, step_pyt.action, step_pyt.reward)
+                value = self._served().value(step_pyt.observation, step_pyt.action, step_pyt.reward)
                 self.samples_np.agent.bootstrap_value[0, group.envs] = value.numpy()
             if not self.mid_batch_reset:
                 self._reset_done(done)
-            agent.toggle_alt()  # value() does not advance the state: switch by hand
+            self.agent.toggle_alt()  # value() does not advance the state: switch by hand
         for group in groups:
             _release_all(group.act_ready)
 
@@ -233,7 +227,7 @@ class AlternatingActionServer(ActionServer):
                 break
             for envs in self.eval_group_slices:
                 if envs.stop <= envs.start:
-                    self._served().toggle_alt()  # keep the pair of states in step
+                    self.agent.toggle_alt()  # keep the pair of states in step
                     continue
                 if t > 0:
                     self._reset_done(step_np.done[envs])
