@@ -27,6 +27,7 @@ from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.synchronize import RWLock
 
 if TYPE_CHECKING:
+    from rlpyt.distributions.base import Distribution
     from rlpyt.envs.base import EnvSpaces
     from rlpyt.protocols import AgentMode
 
@@ -100,7 +101,9 @@ class BaseAgent:
         global_B: int = 1,
         env_ranks: list[int] | None = None,
     ) -> None:
-        """Build the model for these env spaces (called by the sampler, in the master process).
+        """Build the distribution and the model for these env spaces.
+
+        Called by the sampler, in the master process.
 
         Args:
             env_spaces: ``EnvSpaces(observation, action)`` of the env.
@@ -113,6 +116,7 @@ class BaseAgent:
         self.share_memory = share_memory
         self.global_B = global_B
         self.env_ranks = env_ranks
+        self.distribution = self.make_distribution(env_spaces)
         self.env_model_kwargs = self.make_env_to_model_kwargs(env_spaces)
         self.model = self._build_model()
         if self.initial_model_state_dict is not None:
@@ -122,6 +126,14 @@ class BaseAgent:
             self.shared_model = self.model
             self._rw_lock = RWLock()
             self._send_count = mp.get_context("spawn").RawValue("l", 0)
+
+    def make_distribution(self, env_spaces: EnvSpaces) -> Distribution | None:
+        """The action distribution for these env spaces (None: the agent has none).
+
+        Called by :meth:`initialize` before the model is built, so it may also reject action
+        spaces the agent cannot handle.
+        """
+        return None
 
     def make_env_to_model_kwargs(self, env_spaces: EnvSpaces) -> dict[str, Any]:
         """Model keywords that depend on the env (e.g. ``image_shape``, ``output_size``)."""
@@ -248,18 +260,28 @@ class BaseAgent:
 
     def train_mode(self, itr: int) -> None:
         """Before optimization: torch train mode."""
+        self._leave_sampling()
         self._torch_mode(training=True)
         self._mode = "train"
 
     def sample_mode(self, itr: int) -> None:
         """Before sampling training data: torch eval mode."""
+        if self._mode != "sample":
+            self._resume_sampling()
         self._torch_mode(training=False)
         self._mode = "sample"
 
     def eval_mode(self, itr: int) -> None:
         """Before evaluation episodes: torch eval mode."""
+        self._leave_sampling()
         self._torch_mode(training=False)
         self._mode = "eval"
+
+    def _leave_sampling(self) -> None:
+        """Switching to train or eval mode: stash the state that sampling carries, if any."""
+
+    def _resume_sampling(self) -> None:
+        """Switching back to sample mode: restore what :meth:`_leave_sampling` stashed."""
 
     def _torch_mode(self, training: bool) -> None:
         # model.train() walks every submodule; runners switch modes several times per
@@ -366,23 +388,13 @@ class RecurrentAgentMixin:
         else:
             self._sample_rnn_state = rnn_state
 
-    def train_mode(self, itr: int) -> None:  # noqa: D102
-        self._leave_sampling()
-        super().train_mode(itr)  # type: ignore[misc]
-
-    def sample_mode(self, itr: int) -> None:  # noqa: D102
-        if self._mode != "sample":
-            self._prev_rnn_state = self._sample_rnn_state
-        super().sample_mode(itr)  # type: ignore[misc]
-
-    def eval_mode(self, itr: int) -> None:  # noqa: D102
-        self._leave_sampling()
-        super().eval_mode(itr)  # type: ignore[misc]
-
     def _leave_sampling(self) -> None:
         if self._mode == "sample":
             self._sample_rnn_state = self._prev_rnn_state
         self._prev_rnn_state = None
+
+    def _resume_sampling(self) -> None:
+        self._prev_rnn_state = self._sample_rnn_state
 
 
 class AlternatingRecurrentAgentMixin:
@@ -451,23 +463,13 @@ class AlternatingRecurrentAgentMixin:
     def toggle_alt(self) -> None:  # noqa: D102
         self._alt ^= 1
 
-    def train_mode(self, itr: int) -> None:  # noqa: D102
-        self._leave_sampling()
-        super().train_mode(itr)  # type: ignore[misc]
-
-    def sample_mode(self, itr: int) -> None:  # noqa: D102
-        if self._mode != "sample":
-            self._prev_rnn_state_pair = list(self._sample_rnn_state_pair)
-            self._alt = self._sample_alt
-        super().sample_mode(itr)  # type: ignore[misc]
-
-    def eval_mode(self, itr: int) -> None:  # noqa: D102
-        self._leave_sampling()
-        super().eval_mode(itr)  # type: ignore[misc]
-
     def _leave_sampling(self) -> None:
         if self._mode == "sample":
             self._sample_rnn_state_pair = list(self._prev_rnn_state_pair)
             self._sample_alt = self._alt
         self._prev_rnn_state_pair = [None, None]
         self._alt = 0
+
+    def _resume_sampling(self) -> None:
+        self._prev_rnn_state_pair = list(self._sample_rnn_state_pair)
+        self._alt = self._sample_alt

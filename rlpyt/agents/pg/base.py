@@ -5,8 +5,9 @@ Every PG agent is one of two skeletons, :class:`PgAgent` (feed-forward) or
 ``AlternatingRecurrentAgentMixin`` for the alternating samplers), parameterised by
 
 - a distribution mixin (``CategoricalPgMixin`` in ``categorical.py``, ``GaussianPgMixin`` in
-  ``gaussian.py``): builds ``self.distribution`` in ``initialize``, names the ``DistInfoCls`` the
-  model's outputs fill, and may transform the model inputs (``_model_inputs``, e.g. one-hot);
+  ``gaussian.py``): makes the distribution for the env spaces (``make_distribution``), names the
+  ``DistInfoCls`` the model's outputs fill, and may transform the model inputs
+  (``_model_inputs``, e.g. one-hot);
 - an env-family mixin (``atari.py``, ``mujoco.py``, ``classic.py``): the model keywords that
   depend on the env spaces (``make_env_to_model_kwargs``);
 - ``default_model_cls``, the model class built when ``ModelCls`` is None.

@@ -24,17 +24,11 @@ class CategoricalPgMixin:
     """Builds ``Categorical(dim=n)`` and one-hot codes ``prev_action`` on the device."""
 
     DistInfoCls = DistInfo
+    distribution: Categorical  # made by BaseAgent.initialize with make_distribution
 
-    def initialize(
-        self,
-        env_spaces: EnvSpaces,
-        share_memory: bool = False,
-        global_B: int = 1,  # noqa: N803
-        env_ranks: list[int] | None = None,
-    ) -> None:
-        """Build the model (see :meth:`BaseAgent.initialize`) and ``Categorical(dim=n)``."""
-        super().initialize(env_spaces, share_memory, global_B, env_ranks)  # type: ignore[misc]
-        self.distribution = Categorical(dim=int(env_spaces.action.n))
+    def make_distribution(self, env_spaces: EnvSpaces) -> Categorical:
+        """``Categorical(dim=n)`` over the ``n`` discrete actions."""
+        return Categorical(dim=int(env_spaces.action.n))
 
     def _model_inputs(self, inputs: tuple) -> tuple:
         # Move first, then one-hot: the integer actions are the smaller tensor to move.

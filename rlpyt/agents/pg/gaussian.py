@@ -53,17 +53,10 @@ class GaussianPgMixin:
 
     DistInfoCls = DistInfoStd
 
-    def initialize(
-        self,
-        env_spaces: EnvSpaces,
-        share_memory: bool = False,
-        global_B: int = 1,  # noqa: N803
-        env_ranks: list[int] | None = None,
-    ) -> None:
-        """Check the action space, build the model and ``Gaussian(dim=A)`` (std from the model)."""
+    def make_distribution(self, env_spaces: EnvSpaces) -> Gaussian:
+        """``Gaussian(dim=A)`` (std from the model), after :func:`check_action_space`."""
         check_action_space(env_spaces.action)
-        super().initialize(env_spaces, share_memory, global_B, env_ranks)  # type: ignore[misc]
-        self.distribution = Gaussian(dim=int(env_spaces.action.shape[0]))
+        return Gaussian(dim=int(env_spaces.action.shape[0]))
 
     def update_obs_rms(self, observation: torch.Tensor) -> None:
         """Update the model's observation statistics (A2C/PPO call this per batch).

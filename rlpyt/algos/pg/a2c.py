@@ -18,17 +18,8 @@ from rlpyt.utils.tensor import valid_mean
 class A2C(PolicyGradientAlgo):
     """One gradient step per batch on policy, value and entropy losses.
 
-    Args:
-        discount: Discount gamma.
-        learning_rate: Optimizer learning rate.
-        value_loss_coeff: Weight of ``0.5 * (V - R)^2``.
-        entropy_loss_coeff: Weight of the entropy bonus.
-        OptimCls: Torch optimizer class.
-        optim_kwargs: Extra optimizer keywords.
-        clip_grad_norm: Max gradient norm.
-        initial_optim_state_dict: Optimizer state to start from.
-        gae_lambda: GAE lambda (1: plain discounted returns).
-        normalize_advantage: Standardize advantages over valid steps.
+    Every keyword is one of the hyperparameters :class:`PolicyGradientAlgo` stores (documented
+    there); the defaults are rlpyt's for A2C (``value_loss_coeff=0.5``).
     """
 
     def __init__(

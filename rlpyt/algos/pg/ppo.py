@@ -29,22 +29,16 @@ LossInputs = namedarraytuple(
 class PPO(PolicyGradientAlgo):
     """Several epochs of minibatch updates per batch on the clipped surrogate.
 
+    The keywords other than the four below are the hyperparameters :class:`PolicyGradientAlgo`
+    stores (documented there; ``learning_rate`` is the initial one); the defaults are rlpyt's
+    for PPO (``value_loss_coeff=1.0``).
+
     Args:
-        discount: Discount gamma.
-        learning_rate: Initial learning rate.
-        value_loss_coeff: Weight of ``0.5 * (V - R)^2``.
-        entropy_loss_coeff: Weight of the entropy bonus.
-        OptimCls: Torch optimizer class.
-        optim_kwargs: Extra optimizer keywords.
-        clip_grad_norm: Max gradient norm.
-        initial_optim_state_dict: Optimizer state to start from.
-        gae_lambda: GAE lambda (1: plain discounted returns).
         minibatches: Minibatches per epoch (over ``T * B`` samples, or over ``B`` whole
             sequences for recurrent agents).
         epochs: Passes over each batch.
         ratio_clip: Clip range epsilon of the probability ratio.
         linear_lr_schedule: Decay learning rate and ratio_clip linearly to 0 over the run.
-        normalize_advantage: Standardize advantages over valid steps.
     """
 
     lr_scheduler: torch.optim.lr_scheduler.LambdaLR | None
