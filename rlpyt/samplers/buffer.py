@@ -1,8 +1,13 @@
-"""Allocation of the samples buffer from one example step of the env and the agent."""
+"""Allocation of the samples buffer from one example step of the env and the agent.
+
+Box: Sampler. Every sampler calls :func:`build_samples_buffer` once in ``initialize`` (GPU
+samplers also :func:`build_step_buffer`); collectors then write into the arrays in place.
+Invariant: one allocation per run; the torch views share memory with the numpy arrays.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -18,8 +23,12 @@ from rlpyt.samplers.collections import (
 from rlpyt.utils.buffer import buffer_from_example, torchify_buffer
 from rlpyt.utils.collections import AttrDict
 
+if TYPE_CHECKING:
+    from rlpyt.envs.base import Env
+    from rlpyt.protocols import Agent
 
-def get_example_outputs(agent: Any, env: Any, examples: dict | None = None) -> AttrDict:
+
+def get_example_outputs(agent: Agent, env: Env, examples: dict | None = None) -> AttrDict:
     """One reset, one random env step and one agent step, to learn every field's shape/dtype.
 
     Runs in the calling process (rlpyt used a subprocess and a Manager, which hung with some
@@ -50,15 +59,15 @@ def get_example_outputs(agent: Any, env: Any, examples: dict | None = None) -> A
 
 
 def build_samples_buffer(
-    agent: Any,
-    env: Any,
+    agent: Agent,
+    env: Env,
     batch_spec: BatchSpec,
     bootstrap_value: bool = False,
     agent_shared: bool = True,
     env_shared: bool = True,
     subprocess: bool = False,
     examples: dict | None = None,
-) -> tuple[Any, Any, AttrDict]:
+) -> tuple[Samples, Samples, AttrDict]:
     """Allocate the ``[T, B]`` samples buffer (numpy, optionally shared) and its torch view.
 
     Args:
@@ -97,7 +106,11 @@ def build_samples_buffer(
     return torchify_buffer(samples_np), samples_np, examples
 
 
-def build_step_buffer(examples: AttrDict, B: int, shared: bool = True) -> tuple[Any, Any]:  # noqa: N803
+def build_step_buffer(
+    examples: AttrDict,
+    B: int,  # noqa: N803
+    shared: bool = True,
+) -> tuple[StepBuffer, StepBuffer]:
     """Allocate the ``[B]`` step buffer through which env workers and an action server talk."""
     fields = ("observation", "action", "reward", "done", "agent_info")
     step_np = StepBuffer(*(buffer_from_example(examples[f], B, shared) for f in fields))

@@ -19,14 +19,14 @@ buffer records, the previous step's action and reward (the ``[T + 1, B]`` layout
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rlpyt.agents.base import AgentInputs
 from rlpyt.envs.traj_info import TrajInfo
-from rlpyt.samplers.collections import Samples
+from rlpyt.samplers.collections import Samples, StepBuffer
 from rlpyt.samplers.episode import EpisodeStepper, trajectory_ended
 from rlpyt.samplers.evaluation import (  # noqa: F401  (kept for rlpyt's import path)
     BaseEvalCollector,
@@ -74,7 +74,7 @@ class BaseCollector(EpisodeStepper):
         TrajInfoCls: Callable[[], TrajInfo],  # noqa: N803
         agent: Agent | None = None,
         sync: AttrDict | None = None,
-        step_buffer_np: Any = None,
+        step_buffer_np: StepBuffer | None = None,
         global_B: int = 1,  # noqa: N803
         env_ranks: list[int] | None = None,
         seed: int | None = None,
@@ -213,7 +213,9 @@ class WaitResetMixin(DecorrelatingStartCollector):
         self.need_reset[:] = False
         self.need_env_reset[:] = False
 
-    def _envs_to_step(self, action: Any, reward: np.ndarray, done: np.ndarray) -> Any:
+    def _envs_to_step(
+        self, action: np.ndarray, reward: np.ndarray, done: np.ndarray
+    ) -> Iterable[int]:
         """The envs that do not wait; waiting rows get null action, zero reward, ``done``."""
         waiting = self.need_reset
         if not waiting.any():

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.samplers.collections import StepBuffer
 from rlpyt.samplers.episode import EpisodeStepper
 from rlpyt.utils.buffer import buffer_from_example, torchify_buffer
 
@@ -57,7 +58,7 @@ class BaseEvalCollector(EpisodeStepper):
         max_T: int = 1000,  # noqa: N803
         agent: Agent | None = None,
         sync: AttrDict | None = None,
-        step_buffer_np: Any = None,
+        step_buffer_np: StepBuffer | None = None,
         max_trajectories: int | None = None,
     ):
         self.rank = rank
@@ -88,7 +89,7 @@ class BaseEvalCollector(EpisodeStepper):
         """
         raise NotImplementedError
 
-    def _envs_to_step(self, action: Any, reward: Any, done: Any) -> list[int]:
+    def _envs_to_step(self, action: np.ndarray, reward: np.ndarray, done: np.ndarray) -> list[int]:
         """The envs still short of their quota."""
         return np.flatnonzero(self.active).tolist()
 

@@ -76,6 +76,7 @@ class SerialSampler(BaseSampler):
         seed: int | None = None,
         bootstrap_value: bool = False,
         traj_info_kwargs: dict | None = None,
+        *,
         rank: int = 0,
         world_size: int = 1,
     ) -> AttrDict:

@@ -22,10 +22,11 @@ step through the one episode step (``rlpyt.samplers.episode``); the wait-reset p
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rlpyt.agents.base import AgentInputs
 from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.samplers.collections import StepBuffer
 from rlpyt.samplers.collectors import DecorrelatingStartCollector, WaitResetMixin
 from rlpyt.samplers.episode import write_env_infos
 from rlpyt.samplers.evaluation import BaseEvalCollector
@@ -43,7 +44,7 @@ class GpuResetCollector(DecorrelatingStartCollector):
 
     mid_batch_reset = True
     sync: AttrDict
-    step_buffer_np: Any  # StepBuffer [B_local] numpy, shared with the action server
+    step_buffer_np: StepBuffer  # [B_local] numpy, shared with the action server
 
     def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[AgentInputs, list[TrajInfo]]:
         """Reset and decorrelate; the agent inputs then live in the step buffer."""
@@ -120,6 +121,7 @@ class GpuEvalCollector(BaseEvalCollector):
     """
 
     sync: AttrDict
+    step_buffer_np: StepBuffer  # [B_local eval envs] numpy, shared with the action server
 
     def collect_per_env(self, itr: int) -> list[list[TrajInfo]]:
         """Run evaluation episodes; returns each env's complete TrajInfos."""
