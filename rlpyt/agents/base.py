@@ -222,7 +222,7 @@ class BaseAgent:
         """Per-collector setup in a sampler worker (used by epsilon-greedy agents)."""
 
     @torch.no_grad()
-    def step(self, observation: Any, prev_action: Any, prev_reward: Any) -> Any:
+    def step(self, observation: Any, prev_action: Any, prev_reward: torch.Tensor) -> Any:
         """One sampling step: ``AgentStep(action, agent_info)`` as CPU tensors."""
         raise NotImplementedError
 

@@ -29,7 +29,7 @@ import torch
 Array = np.ndarray | torch.Tensor
 
 
-def _like(x: Any, reference: Array) -> Array:
+def _like(x: Array | float, reference: Array) -> Array:
     """``x`` as the same kind (numpy/torch), dtype (and device) as ``reference``."""
     if isinstance(reference, torch.Tensor):
         return torch.as_tensor(x, dtype=reference.dtype, device=reference.device)
@@ -42,7 +42,7 @@ def _zeros(shape: tuple[int, ...], reference: Array) -> Array:
     return np.zeros(shape, dtype=reference.dtype)
 
 
-def _bootstrap(bootstrap_value: Any, reward: Array) -> Array:
+def _bootstrap(bootstrap_value: Array, reward: Array) -> Array:
     """Bootstrap value ``[B]`` or ``[1, B]`` (as samplers record it) reshaped to ``reward[-1]``."""
     return _like(bootstrap_value, reward).reshape(tuple(reward.shape[1:]))
 

@@ -6,13 +6,16 @@ batched form: one gradient step per ``[T, B]`` batch.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from rlpyt.algos.pg.base import OptInfo, PolicyGradientAlgo, initial_rnn_state, opt_info_from
 from rlpyt.utils.buffer import buffer_to
 from rlpyt.utils.tensor import valid_mean
+
+if TYPE_CHECKING:
+    from rlpyt.samplers.collections import Samples
 
 
 class A2C(PolicyGradientAlgo):
@@ -49,7 +52,7 @@ class A2C(PolicyGradientAlgo):
         )
 
     def optimize_agent(
-        self, itr: int, samples: Any = None, sampler_itr: int | None = None
+        self, itr: int, samples: Samples | None = None, sampler_itr: int | None = None
     ) -> OptInfo:
         """One gradient step on the whole batch; returns OptInfo with one value per field.
 
@@ -62,7 +65,7 @@ class A2C(PolicyGradientAlgo):
         grad_norm = self.clip_and_step(loss)
         return opt_info_from([(loss.detach(), grad_norm, entropy.detach(), perplexity.detach())])
 
-    def loss(self, samples: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def loss(self, samples: Samples) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Policy-gradient, value and entropy losses on ``[T, B]`` samples.
 
         ``-mean(log pi(a) * advantage)`` plus :meth:`value_entropy_loss`, means over valid

@@ -32,8 +32,10 @@ from rlpyt.utils.buffer import buffer_to
 from rlpyt.utils.tensor import valid_mean
 
 if TYPE_CHECKING:
+    from rlpyt.distributions.categorical import DistInfo
+    from rlpyt.distributions.gaussian import DistInfoStd
     from rlpyt.protocols import Agent
-    from rlpyt.samplers.collections import BatchSpec
+    from rlpyt.samplers.collections import BatchSpec, Samples
     from rlpyt.utils.collections import AttrDict
 
 OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "entropy", "perplexity"])
@@ -123,7 +125,7 @@ class PolicyGradientAlgo(RlAlgorithm):
         # walks this list instead of re-collecting agent.parameters() every update.
         self._params = [p for group in self.optimizer.param_groups for p in group["params"]]
 
-    def batch_agent_inputs(self, samples: Any) -> Any:
+    def batch_agent_inputs(self, samples: Samples) -> AgentInputs:
         """The agent's training inputs from a batch, on the agent's device.
 
         Also updates the agent's observation normalization, where it has one
@@ -144,8 +146,8 @@ class PolicyGradientAlgo(RlAlgorithm):
         return agent_inputs
 
     def agent_forward(
-        self, agent_inputs: Any, init_rnn_state: Any = None
-    ) -> tuple[Any, torch.Tensor]:
+        self, agent_inputs: AgentInputs, init_rnn_state: Any = None
+    ) -> tuple[DistInfo | DistInfoStd, torch.Tensor]:
         """The agent's differentiable ``(dist_info, value)`` on ``AgentInputs``.
 
         Args:
@@ -175,7 +177,7 @@ class PolicyGradientAlgo(RlAlgorithm):
 
     def value_entropy_loss(
         self,
-        dist_info: Any,
+        dist_info: DistInfo | DistInfoStd,
         value: torch.Tensor,
         return_: torch.Tensor,
         valid: torch.Tensor | None,
@@ -205,7 +207,7 @@ class PolicyGradientAlgo(RlAlgorithm):
         return loss, entropy, perplexity
 
     def process_returns(
-        self, samples: Any
+        self, samples: Samples
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """Returns, advantages and the valid mask of a batch.
 
@@ -321,7 +323,7 @@ def with_foreach(
     return {**optim_kwargs, "foreach": True}
 
 
-def initial_rnn_state(samples: Any, device: torch.device) -> Any:
+def initial_rnn_state(samples: Samples, device: torch.device) -> Any:
     """The recurrent state at the start of the batch, ``[N, B, H]``, on ``device``.
 
     Samplers record ``agent_info.prev_rnn_state`` at every step as ``[B, N, H]``; training

@@ -17,8 +17,11 @@ from rlpyt.utils.misc import iterate_mb_idxs
 from rlpyt.utils.tensor import valid_mean
 
 if TYPE_CHECKING:
+    from rlpyt.agents.base import AgentInputs
+    from rlpyt.distributions.categorical import DistInfo
+    from rlpyt.distributions.gaussian import DistInfoStd
     from rlpyt.protocols import Agent
-    from rlpyt.samplers.collections import BatchSpec
+    from rlpyt.samplers.collections import BatchSpec, Samples
     from rlpyt.utils.collections import AttrDict
 
 LossInputs = namedarraytuple(
@@ -102,7 +105,7 @@ class PPO(PolicyGradientAlgo):
             )
 
     def optimize_agent(
-        self, itr: int, samples: Any = None, sampler_itr: int | None = None
+        self, itr: int, samples: Samples | None = None, sampler_itr: int | None = None
     ) -> OptInfo:
         """``epochs`` passes of ``minibatches`` gradient steps; OptInfo has one value per step.
 
@@ -151,7 +154,7 @@ class PPO(PolicyGradientAlgo):
             else:
                 yield loss_inputs[:, idxs], init_rnn_state[:, idxs]
 
-    def _loss_inputs(self, samples: Any) -> tuple[Any, Any]:
+    def _loss_inputs(self, samples: Samples) -> tuple[Any, Any]:
         """``(LossInputs, init_rnn_state or None)`` of a batch on the agent's device.
 
         Feed-forward: every field flattened to ``[T * B, ...]``; recurrent: ``[T, B, ...]`` and
@@ -176,12 +179,12 @@ class PPO(PolicyGradientAlgo):
 
     def loss(
         self,
-        agent_inputs: Any,
+        agent_inputs: AgentInputs,
         action: torch.Tensor,
         return_: torch.Tensor,
         advantage: torch.Tensor,
         valid: torch.Tensor | None,
-        old_dist_info: Any,
+        old_dist_info: DistInfo | DistInfoStd,
         init_rnn_state: Any = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Clipped surrogate + value + entropy losses on one minibatch.
