@@ -1,9 +1,13 @@
 """The Agent box: owns the model, its device, its distribution, and parameter sync for samplers.
 
-Samplers call ``initialize`` (building the model from the env spaces), then per time step
-``step(observation, prev_action, prev_reward) -> AgentStep(action, agent_info)`` with CPU torch
-tensors in and out; algorithms call the agent itself (``agent(*agent_inputs)``) to get
-differentiable outputs on the model's device.
+Samplers call ``initialize`` (building the distribution and the model from the env spaces),
+then per time step ``step(observation, prev_action, prev_reward) -> AgentStep(action,
+agent_info)`` with CPU torch tensors in and out; algorithms call the agent itself
+(``agent(*agent_inputs)``) to get differentiable outputs on the model's device. Runners switch
+the agent between ``train_mode``, ``sample_mode`` and ``eval_mode``; ``agent.mode`` says which
+came last. A concrete agent names its model class in ``default_model_cls`` (used when
+``ModelCls`` is None) instead of overriding ``__init__``, so every agent's constructor keeps
+``BaseAgent``'s keywords; mixins keep carried state (recurrent state) without an ``__init__``.
 
 State dict format (one format for every agent, see docs/agents.md): ``state_dict()`` returns what
 ``load_state_dict()`` takes, without DistributedDataParallel's ``module.`` prefix. For a
