@@ -17,7 +17,7 @@ from rlpyt.samplers.collections import BatchSpec, Samples, TrajInfo
 if TYPE_CHECKING:
     from rlpyt.envs.base import Env
     from rlpyt.protocols import Agent, Collector
-    from rlpyt.samplers.collectors import BaseEvalCollector
+    from rlpyt.samplers.evaluation import BaseEvalCollector
     from rlpyt.utils.collections import AttrDict
 
 EVAL_SEED_OFFSET = 1_000_003  # eval envs get seeds far from the training envs'

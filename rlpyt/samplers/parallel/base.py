@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 from rlpyt.samplers.base import EVAL_SEED_OFFSET, BaseSampler
 from rlpyt.samplers.buffer import build_samples_buffer, get_example_outputs
 from rlpyt.samplers.collections import Samples, TrajInfo, TrajInfoFactory
-from rlpyt.samplers.collectors import select_unbiased
+from rlpyt.samplers.evaluation import select_unbiased
 from rlpyt.samplers.noise import SamplingNoise
 from rlpyt.samplers.parallel.worker import GET_STATE, NO_STATE_OP, SET_STATE, sampling_process
 from rlpyt.samplers.parallel.worker_group import WorkerGroup

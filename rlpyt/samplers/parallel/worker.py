@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from rlpyt.agents.base import AgentInputs
     from rlpyt.protocols import Collector
     from rlpyt.samplers.collections import TrajInfo
-    from rlpyt.samplers.collectors import BaseEvalCollector
+    from rlpyt.samplers.evaluation import BaseEvalCollector
 
 
 class WorkerError(RuntimeError):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from multiprocessing.context import BaseContext
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from rlpyt.samplers.buffer import build_step_buffer
 from rlpyt.samplers.collections import TrajInfo
@@ -28,7 +28,6 @@ from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.shared_memory import np_mp_array
 
 if TYPE_CHECKING:
-    from rlpyt.agents.base import BaseAgent
     from rlpyt.envs.base import Env
     from rlpyt.protocols import Agent
     from rlpyt.samplers.base import CollectorClass, EvalCollectorClass
@@ -101,12 +100,9 @@ class GpuSamplerBase(ParallelSamplerBase):
             worker_process=worker_process,
         )
         env_ranks = [r for ranks in self.worker_env_ranks for r in ranks]
-        # collector_initialize and the distribution the noise wraps are BaseAgent's, not the
-        # Agent seam's: a sampler that serves an agent needs one (as rlpyt's GpuSampler did).
-        base_agent = cast("BaseAgent", agent)
-        base_agent.collector_initialize(global_B=self.global_B, env_ranks=env_ranks)
+        agent.collector_initialize(global_B=self.global_B, env_ranks=env_ranks)
         if self.seed is not None and not self.alternating:
-            install_sampling_noise(base_agent, self.seed, self.global_B, env_ranks)
+            install_sampling_noise(agent, self.seed, self.global_B, env_ranks)
         agent.reset()
         agent.sample_mode(itr=0)  # as CPU collectors leave their agents
         return examples
