@@ -40,12 +40,23 @@ class TrajInfo(AttrDict):
         self,
         observation: Any,
         action: Any,
-        reward: Any,
-        done: Any,
+        reward: float,
+        done: bool,
         agent_info: Any,
         env_info: Any,
     ) -> None:
-        """Account for one env step."""
+        """Account for one env step.
+
+        Args:
+            observation: The observation the action was taken in (array, or a
+                namedarraytuple for composite spaces).
+            action: The action taken.
+            reward: The env's reward (any real number type).
+            done: The env's ``done``.
+            agent_info: The agent's info row of this env (None unless a subclass overrides
+                ``step``; see ``rlpyt.samplers.episode.agent_info_rows``).
+            env_info: The env's info record (namedtuple), or None.
+        """
         # Item access, not attributes: AttrDict attributes go through Python-level
         # __getattr__/__setattr__, and this runs once per env step. (Attribute lookup would
         # also find the class default of ``_discount`` before the instance's entry.)
@@ -64,11 +75,11 @@ class TrajInfo(AttrDict):
 class TrajInfoFactory:
     """Picklable maker of TrajInfo instances with fixed keyword arguments (e.g. discount)."""
 
-    def __init__(self, TrajInfoCls: type = TrajInfo, **kwargs: Any):  # noqa: N803
+    def __init__(self, TrajInfoCls: type[TrajInfo] = TrajInfo, **kwargs: Any):  # noqa: N803
         self.TrajInfoCls = TrajInfoCls
         self.kwargs = kwargs
 
-    def __call__(self) -> Any:
+    def __call__(self) -> TrajInfo:
         """A fresh TrajInfo."""
         try:
             return self.TrajInfoCls(**self.kwargs)

@@ -1,4 +1,7 @@
-"""Records of the sampler: batch spec, samples buffer layout, step buffer (and TrajInfo).
+"""Records of the sampler: batch spec, samples buffer layout, step buffer.
+
+Box: Sampler. ``TrajInfo`` and ``TrajInfoFactory`` live in ``rlpyt.envs.traj_info`` (envs
+subclass them) and are re-exported here, rlpyt's import path.
 
 The samples buffer is ``Samples(agent=AgentSamples(...), env=EnvSamples(...))`` with every
 leaf shaped ``[T, B, ...]``. ``action`` and ``reward`` are allocated ``[T + 1, B]`` once, and

@@ -1,5 +1,8 @@
 """What a collector must hand over for a run to resume exactly, and how it takes it back.
 
+Box: Collector (resume). Called from the samplers' ``state_dict`` / ``load_state_dict`` (the
+serial sampler's, and each parallel worker's on the master's request).
+
 Every sampler saves the same thing per collector (the serial sampler for its one collector, a
 parallel sampler for each worker's): the envs (pickled), the carried agent inputs, the live
 TrajInfos, the wait-reset flags, and, where the collector steps an agent of its own (CPU
