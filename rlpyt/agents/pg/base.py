@@ -28,7 +28,8 @@ from typing import Any, ClassVar
 
 import torch
 
-from rlpyt.agents.base import AgentStep, BaseAgent, recorded_rnn_state
+from rlpyt.agents.base import AgentStep, BaseAgent
+from rlpyt.agents.recurrent import recorded_rnn_state
 from rlpyt.utils.collections import namedarraytuple
 
 AgentInfo = namedarraytuple("AgentInfo", ["dist_info", "value"])

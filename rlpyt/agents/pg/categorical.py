@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rlpyt.agents.base import AlternatingRecurrentAgentMixin, RecurrentAgentMixin
 from rlpyt.agents.pg.base import PgAgent, RecurrentPgAgent
+from rlpyt.agents.recurrent import AlternatingRecurrentAgentMixin, RecurrentAgentMixin
 from rlpyt.distributions.categorical import Categorical, DistInfo
 
 if TYPE_CHECKING:

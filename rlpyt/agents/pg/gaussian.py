@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
-from rlpyt.agents.base import AlternatingRecurrentAgentMixin, RecurrentAgentMixin
 from rlpyt.agents.pg.base import PgAgent, RecurrentPgAgent
+from rlpyt.agents.recurrent import AlternatingRecurrentAgentMixin, RecurrentAgentMixin
 from rlpyt.distributions.gaussian import DistInfoStd, Gaussian
 
 if TYPE_CHECKING:

@@ -147,3 +147,23 @@ def test_recurrent_state_is_per_instance():
     first.prev_rnn_state = "state of the first agent"
     assert second.prev_rnn_state is None
     assert first._prev_rnn_state_pair is not second._prev_rnn_state_pair
+
+
+def test_rlpyt_import_paths_of_moved_and_kept_names():
+    from rlpyt.agents import base, recurrent
+    from rlpyt.agents.pg.categorical import RecurrentCategoricalPgAgentBase
+    from rlpyt.agents.pg.classic import ClassicMixin
+    from rlpyt.agents.pg.gaussian import RecurrentGaussianPgAgentBase
+    from rlpyt.agents.pg.mujoco import MujocoMixin
+
+    for name in ["RecurrentAgentMixin", "AlternatingRecurrentAgentMixin", "recorded_rnn_state"]:
+        assert getattr(base, name) is getattr(recurrent, name)
+    # rlpyt's recipe for a recurrent agent: an env mixin, a state mixin and the *Base class.
+    for EnvMixin, Base, ModelCls, spaces in [  # noqa: N806
+        (ClassicMixin, RecurrentCategoricalPgAgentBase, ClassicLstmModel, classic_spaces),
+        (MujocoMixin, RecurrentGaussianPgAgentBase, MujocoLstmModel, mujoco_spaces),
+    ]:
+        Agent = type("Agent", (EnvMixin, base.RecurrentAgentMixin, Base), {})  # noqa: N806
+        agent = Agent(ModelCls=ModelCls)
+        agent.initialize(spaces())
+        assert agent.recurrent and isinstance(agent, RecurrentPgAgent)
