@@ -10,7 +10,7 @@ before the model. Shapes: ``observation [..., *obs_shape]``, ``prev_reward [...]
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rlpyt.agents.pg.base import PgAgent, RecurrentPgAgent
 from rlpyt.agents.recurrent import AlternatingRecurrentAgentMixin, RecurrentAgentMixin
@@ -24,7 +24,9 @@ class CategoricalPgMixin:
     """Builds ``Categorical(dim=n)`` and one-hot codes ``prev_action`` on the device."""
 
     DistInfoCls = DistInfo
-    distribution: Categorical  # made by BaseAgent.initialize with make_distribution
+    # A Categorical made by BaseAgent.initialize (make_distribution), or the sampler's
+    # SamplingNoise standing in for it; typed as BaseAgent's, so agents fit the Agent Protocol.
+    distribution: Any
 
     def make_distribution(self, env_spaces: EnvSpaces) -> Categorical:
         """``Categorical(dim=n)`` over the ``n`` discrete actions."""
