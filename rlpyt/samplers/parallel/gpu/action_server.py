@@ -120,13 +120,11 @@ class ActionServer:
 
     def serve_actions_evaluation(self, itr: int) -> None:
         """Run the agent for the eval envs until none is active or ``max_T`` steps ran."""
-        step_np, step_pyt = self.eval_step_buffer_np, self.eval_step_buffer_pyt
         syncs = [
             sync for sync, ranks in zip(self.syncs, self.worker_eval_ranks, strict=True) if ranks
         ]
         obs_ready = [sync.eval_obs_ready for sync in syncs]
         act_ready = [sync.eval_act_ready for sync in syncs]
-        inputs = (step_pyt.observation, step_pyt.action, step_pyt.reward)
         self.agent.reset()
         for t in range(self._eval_max_T()):
             self._acquire_all(obs_ready)
@@ -134,11 +132,18 @@ class ActionServer:
                 self.ctrl.stop_eval.value = True
                 _release_all(act_ready)
                 break
-            if t > 0:
-                self._reset_done(step_np.done)
-            action, _agent_info = self.agent.step(*inputs)
-            step_np.action[:] = action.numpy()
+            self._eval_step(t)
             _release_all(act_ready)
+
+    def _eval_step(self, t: int) -> None:
+        """Actions for every eval env into the eval step buffer (done envs' states reset first)."""
+        step_np, step_pyt = self.eval_step_buffer_np, self.eval_step_buffer_pyt
+        if t > 0:
+            self._reset_done(step_np.done)
+        action, _agent_info = self.agent.step(
+            step_pyt.observation, step_pyt.action, step_pyt.reward
+        )
+        step_np.action[:] = action.numpy()
 
 
 def _release_all(semaphores: list[Semaphore]) -> None:
@@ -210,33 +215,20 @@ class AlternatingActionServer(ActionServer):
         for group in groups:
             _release_all(group.act_ready)
 
-    def serve_actions_evaluation(self, itr: int) -> None:
+    def _eval_step(self, t: int) -> None:
         """Evaluation: all eval workers each step, the agent once per group (no overlap)."""
         step_np, step_pyt = self.eval_step_buffer_np, self.eval_step_buffer_pyt
-        syncs = [
-            sync for sync, ranks in zip(self.syncs, self.worker_eval_ranks, strict=True) if ranks
-        ]
-        obs_ready = [sync.eval_obs_ready for sync in syncs]
-        act_ready = [sync.eval_act_ready for sync in syncs]
-        self.agent.reset()
-        for t in range(self._eval_max_T()):
-            self._acquire_all(obs_ready)
-            if not self.eval_active.any():
-                self.ctrl.stop_eval.value = True
-                _release_all(act_ready)
-                break
-            for envs in self.eval_group_slices:
-                if envs.stop <= envs.start:
-                    self.agent.toggle_alt()  # keep the pair of states in step
-                    continue
-                if t > 0:
-                    self._reset_done(step_np.done[envs])
-                group_pyt = step_pyt[envs]
-                action, _agent_info = self.agent.step(
-                    group_pyt.observation, group_pyt.action, group_pyt.reward
-                )
-                step_np.action[envs] = action.numpy()
-            _release_all(act_ready)
+        for envs in self.eval_group_slices:
+            if envs.stop <= envs.start:
+                self.agent.toggle_alt()  # keep the pair of states in step
+                continue
+            if t > 0:
+                self._reset_done(step_np.done[envs])
+            group_pyt = step_pyt[envs]
+            action, _agent_info = self.agent.step(
+                group_pyt.observation, group_pyt.action, group_pyt.reward
+            )
+            step_np.action[envs] = action.numpy()
 
 
 class NoOverlapAlternatingActionServer(AlternatingActionServer):
