@@ -74,9 +74,8 @@ class SamplingNoise:
 
     def sample(self, dist_info: Any, noise: torch.Tensor | None = None) -> torch.Tensor:
         """``distribution.sample`` with this process's rows of the shared noise (sample mode)."""
-        # The agent's mode tag ("sample", "train", "eval") is set by sample_mode() & co. In
-        # sample mode the shared noise replaces whatever noise the agent drew itself.
-        if getattr(self.agent, "_mode", None) == "sample":
+        # In sample mode the shared noise replaces whatever noise the agent drew itself.
+        if self.agent.mode == "sample":
             shared = self._draw(dist_info)
             if shared is not None:
                 noise = shared

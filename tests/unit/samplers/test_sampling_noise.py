@@ -14,7 +14,7 @@ class ModeAgent:
 
     def __init__(self, distribution, mode="sample"):
         self.distribution = distribution
-        self._mode = mode
+        self.mode = mode
 
 
 def test_categorical_inverse_cdf_matches_the_probabilities():
@@ -68,11 +68,11 @@ def test_shared_noise_replaces_agent_noise_only_in_sample_mode():
     shared = noise.sample(dist_info, noise=ones)
     expected = np.random.default_rng([0, 0x6E6F697365]).random(4, dtype=np.float32) >= 0.5
     assert shared.tolist() == expected.astype(int).tolist()
-    agent._mode = "eval"
+    agent.mode = "eval"
     assert noise.sample(dist_info, noise=ones).tolist() == [1, 1, 1, 1]
     assert noise.state_dict() != state  # advanced once, in sample mode only
     noise.load_state_dict(state)
-    agent._mode = "sample"
+    agent.mode = "sample"
     assert torch.equal(noise.sample(dist_info), shared)
 
 
