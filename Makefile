@@ -1,6 +1,8 @@
 # The verbs of the project. `make demo` and `make test` set everything up on a fresh machine.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 TORCH_SPEC ?= torch==2.13.0
+# Extra pip arguments for the torch install only, e.g. the CPU wheel index (see README).
+TORCH_PIP_ARGS ?=
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.rlpyt-installed
@@ -13,7 +15,7 @@ setup: $(STAMP)
 # torch goes first and pinned: an unpinned torch pulls a CUDA build of several GB.
 $(STAMP): setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet "$(TORCH_SPEC)"
+	$(BIN)/python -m pip install --quiet $(TORCH_PIP_ARGS) "$(TORCH_SPEC)"
 	$(BIN)/python -m pip install --quiet -e ".[test,dev,plot,slurm]"
 	touch $(STAMP)
 
