@@ -141,6 +141,7 @@ class ParallelSamplerBase(BaseSampler):
             The example records used to allocate the buffers (for ``algo.initialize``).
         """
         del worker_process
+        self._check_agent(agent, affinity)
         self.affinity = dict(affinity or {})
         validate_affinity(self.affinity)
         self.seed = seed
@@ -158,7 +159,14 @@ class ParallelSamplerBase(BaseSampler):
         self.agent = agent
         self.traj_info_factory = TrajInfoFactory(self.TrajInfoCls, **(traj_info_kwargs or {}))
         self._start_workers()
+        self._prepare_master_agent(agent)
         return examples
+
+    def _check_agent(self, agent: Agent, affinity: dict | None) -> None:
+        """Hook: refuse an agent or affinity this sampler cannot run, before anything starts."""
+
+    def _prepare_master_agent(self, agent: Agent) -> None:
+        """Hook: after the workers are ready, prepare the master's agent (GPU samplers)."""
 
     def _get_n_worker(self, affinity: dict) -> int:
         workers_cpus = affinity.get("workers_cpus")

@@ -14,7 +14,6 @@ not reproduce the serial sampler's samples.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rlpyt.samplers.parallel.base import split_ranks
@@ -26,7 +25,6 @@ from rlpyt.samplers.parallel.gpu.sampler import GpuSamplerBase
 
 if TYPE_CHECKING:
     from rlpyt.protocols import Agent
-    from rlpyt.utils.collections import AttrDict
 
 
 class AlternatingSamplerBase(GpuSamplerBase):
@@ -34,32 +32,11 @@ class AlternatingSamplerBase(GpuSamplerBase):
 
     alternating = True
 
-    def initialize(
-        self,
-        agent: Agent,
-        affinity: dict | None = None,
-        seed: int | None = None,
-        bootstrap_value: bool = False,
-        traj_info_kwargs: dict | None = None,
-        *,
-        world_size: int = 1,
-        rank: int = 0,
-        worker_process: Callable[..., None] | None = None,
-    ) -> AttrDict:
-        """Check the alternating requirements, then initialize as GpuSampler does."""
+    def _check_agent(self, agent: Agent, affinity: dict | None) -> None:
+        """Check the alternating requirements; feed-forward agents only need the flag."""
         self._check_alternating(agent, affinity)
         if not agent.recurrent:
-            agent.alternating = True  # feed-forward agents only need the flag
-        return super().initialize(
-            agent,
-            affinity=affinity,
-            seed=seed,
-            bootstrap_value=bootstrap_value,
-            traj_info_kwargs=traj_info_kwargs,
-            world_size=world_size,
-            rank=rank,
-            worker_process=worker_process,
-        )
+            agent.alternating = True
 
     def _check_alternating(self, agent: Agent, affinity: dict | None) -> None:
         if not (affinity or {}).get("alternating", False):

@@ -76,36 +76,14 @@ class GpuSamplerBase(ParallelSamplerBase):
             worker_timeout=worker_timeout,
         )
 
-    def initialize(
-        self,
-        agent: Agent,
-        affinity: dict | None = None,
-        seed: int | None = None,
-        bootstrap_value: bool = False,
-        traj_info_kwargs: dict | None = None,
-        *,
-        world_size: int = 1,
-        rank: int = 0,
-        worker_process: Callable[..., None] | None = None,
-    ) -> AttrDict:
-        """As ParallelSamplerBase.initialize; then prepares the master's agent for serving."""
-        examples = super().initialize(
-            agent,
-            affinity=affinity,
-            seed=seed,
-            bootstrap_value=bootstrap_value,
-            traj_info_kwargs=traj_info_kwargs,
-            world_size=world_size,
-            rank=rank,
-            worker_process=worker_process,
-        )
+    def _prepare_master_agent(self, agent: Agent) -> None:
+        """The master's agent steps every env: its noise rows, states and mode for serving."""
         env_ranks = [r for ranks in self.worker_env_ranks for r in ranks]
         agent.collector_initialize(global_B=self.global_B, env_ranks=env_ranks)
         if self.seed is not None and not self.alternating:
             install_sampling_noise(agent, self.seed, self.global_B, env_ranks)
         agent.reset()
         agent.sample_mode(itr=0)  # as CPU collectors leave their agents
-        return examples
 
     def _agent_init(self, agent: Agent, env: Env, global_B: int, env_ranks: list[int]) -> None:  # noqa: N803
         agent.initialize(env.spaces, share_memory=False, global_B=global_B, env_ranks=env_ranks)
