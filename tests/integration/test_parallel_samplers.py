@@ -226,6 +226,39 @@ def test_alternating_and_no_overlap_give_the_same_samples():
         assert_same_samples(expected, actual)
 
 
+@pytest.mark.parametrize(
+    "affinity, batch_B, agent, error, message",
+    [
+        (dict(workers_cpus=[0, 1]), 4, ClassicFfAgent(), ValueError, "alternating=True"),
+        (
+            dict(workers_cpus=[0, 1], alternating=True),
+            3,
+            ClassicFfAgent(),
+            ValueError,
+            "even batch_B",
+        ),
+        (
+            dict(workers_cpus=[0, 1], alternating=True),
+            4,
+            ClassicLstmAgent(),
+            TypeError,
+            "recurrent but not alternating",
+        ),
+    ],
+    ids=["no-alternating-affinity", "odd-batch_B", "non-alternating-recurrent-agent"],
+)
+def test_alternating_sampler_refuses_what_it_cannot_run_before_starting(
+    affinity, batch_B, agent, error, message
+):
+    sampler = AlternatingSampler(
+        EnvCls=gym_make, env_kwargs=dict(id="CartPole-v1"), batch_T=4, batch_B=batch_B
+    )
+    with pytest.raises(error, match=message):
+        sampler.initialize(agent, affinity=affinity, seed=0)
+    assert sampler.workers is None  # refused before any worker started
+    sampler.shutdown()
+
+
 # -- evaluation, layout, pinning ------------------------------------------------------------
 
 
