@@ -166,9 +166,9 @@ class TrainingDiagnostics:
         if traj_infos:
             for key in traj_infos[0]:
                 if not key.startswith("_"):
-                    row.update(misc_stat_columns(key, [info[key] for info in traj_infos]))
+                    row.update(logger.misc_stat_columns(key, [info[key] for info in traj_infos]))
         for key, values in self.opt_infos.items():
-            row.update(misc_stat_columns(key, values))
+            row.update(logger.misc_stat_columns(key, values))
         return row
 
     def mark_logged(self, itr: int, update_counter: int, pre_training: bool = False) -> None:
@@ -205,17 +205,6 @@ class TrainingDiagnostics:
         self.last_update_counter = update_counter
         self.start_itr = itr + 1
         self.last_logged_itr = itr
-
-
-def misc_stat_columns(key: str, values: Sequence[float]) -> Row:
-    """The five statistics of ``values`` as ``logger.record_tabular_misc_stat`` names them.
-
-    ``<key>Average``, ``<key>Std``, ``<key>Median``, ``<key>Min``, ``<key>Max`` (``<key>/Average``
-    ... while a TensorBoard writer is set).
-    """
-    head = key + ("/" if logger.get_tf_summary_writer() is not None else "")
-    stats = logger.misc_stats(values)
-    return {head + name: value for name, value in zip(logger.MISC_STAT_NAMES, stats, strict=True)}
 
 
 def record_row(row: Row) -> None:

@@ -287,14 +287,28 @@ def record_tabular_misc_stat(key: str, values: Sequence[float], placement: str =
         values: ``[N]`` numbers (a list, array or 1-element tensors).
         placement: ``"back"`` or ``"front"``: where the statistic's name goes.
     """
+    for column, value in misc_stat_columns(key, values, placement).items():
+        record_tabular(column, value)
+
+
+def misc_stat_columns(
+    key: str, values: Sequence[float], placement: str = "back"
+) -> dict[str, float]:
+    """The five columns :func:`record_tabular_misc_stat` records, without recording them.
+
+    Args: as :func:`record_tabular_misc_stat`.
+
+    Returns:
+        Column name -> value, in the order they are recorded.
+    """
     if placement not in ("back", "front"):
         raise ValueError(f"placement must be 'back' or 'front', not {placement!r}.")
     if placement == "front":
         head, tail = "", key
     else:
         head, tail = key + ("/" if _state.tf_summary_writer is not None else ""), ""
-    for name, value in zip(MISC_STAT_NAMES, misc_stats(values), strict=True):
-        record_tabular(head + name + tail, value)
+    stats = misc_stats(values)
+    return {head + name + tail: value for name, value in zip(MISC_STAT_NAMES, stats, strict=True)}
 
 
 def misc_stats(values: Sequence[float]) -> tuple[float, float, float, float, float]:

@@ -7,7 +7,7 @@ import pytest
 
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.runners import diagnostics as diagnostics_module
-from rlpyt.runners.diagnostics import TrainingDiagnostics, format_seconds, misc_stat_columns
+from rlpyt.runners.diagnostics import TrainingDiagnostics, format_seconds
 from rlpyt.utils.logging import logger
 
 
@@ -98,7 +98,7 @@ def test_statistics_are_named_as_the_logger_names_them(writer):
     logger.set_tf_summary_writer(writer)
     try:
         values = [1.0, 2.0, 4.0]
-        columns = misc_stat_columns("Return", values)
+        columns = logger.misc_stat_columns("Return", values)
         sep = "/" if writer is not None else ""
         assert list(columns) == [f"Return{sep}{name}" for name in logger.MISC_STAT_NAMES]
         assert list(columns.values()) == list(logger.misc_stats(values))
