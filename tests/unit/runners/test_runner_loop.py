@@ -100,6 +100,19 @@ def test_stopping_iter_train_early_shuts_the_sampler_down(tmp_path):
     assert len(read_progress(run_dir)) == 1
 
 
+def test_breaking_out_of_iter_train_shuts_the_sampler_down(tmp_path):
+    runner = make_runner()
+    shutdowns = []
+    sampler_shutdown = runner.sampler.shutdown
+    runner.sampler.shutdown = lambda: shutdowns.append(1) or sampler_shutdown()
+    with logger_context(str(tmp_path), 0, "break", {}, override_prefix=True) as run_dir:
+        for row in runner.iter_train():
+            if row["Diagnostics/Iteration"] == 3:
+                break
+        assert shutdowns == [1]  # as soon as the loop is left, not at exit
+    assert len(read_progress(run_dir)) == 2
+
+
 RLPYT_KEYWORDS = {
     "algo": inspect.Parameter.empty,
     "agent": inspect.Parameter.empty,
