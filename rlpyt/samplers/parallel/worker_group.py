@@ -10,7 +10,9 @@ worker (the worker acquires it), and gathers one report per worker from a single
 Invariant: the master never blocks without watching. While it waits on that queue or on a
 semaphore a worker releases (GPU ``obs_ready``), it wakes every ``POLL_SECONDS`` to check for an
 error report and for dead processes, so a worker that raised or was killed turns into a
-:class:`~rlpyt.samplers.parallel.worker.WorkerError` in the master within about a second, and a
+:class:`~rlpyt.samplers.parallel.worker.WorkerError` in the master (an exception within about a
+second; a death without a report after a further 1 s wait for in-flight reports, then the
+other workers' stop: about 5 s at most plus scheduling delays, docs/samplers.md), and a
 worker that makes no progress for ``timeout`` seconds into a TimeoutError. ``stop`` sets
 ``quit`` and releases every semaphore a worker may wait on, so each worker wakes, sees ``quit``
 and exits.
