@@ -126,3 +126,16 @@ def test_pyproject_holds_only_build_system_and_tool_tables():
     data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert "build-system" in data
     assert set(data) <= {"build-system", "tool"}, f"unexpected tables: {set(data) - {'tool'}}"
+
+
+def test_torch_is_installed_first_from_one_spec_and_the_readme_says_how_to_get_the_cpu_wheel():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    install_lines = [line.strip() for line in makefile.splitlines() if "pip install" in line]
+    assert (
+        install_lines[0] == '$(BIN)/python -m pip install --quiet $(TORCH_PIP_ARGS) "$(TORCH_SPEC)"'
+    )
+    assert re.search(r"^TORCH_SPEC \?= torch==\d", makefile, re.M)
+    assert re.search(r"^TORCH_PIP_ARGS \?=\s*$", makefile, re.M)
+    assert 'TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu"' in readme
+    assert "`make test` also installs the `ray` extra" in readme
