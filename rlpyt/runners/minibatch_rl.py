@@ -13,6 +13,7 @@ in this process. The measuring lives in :mod:`rlpyt.runners.diagnostics`.
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections.abc import Iterator
 
@@ -36,12 +37,16 @@ class MinibatchRlBase(BaseRunner):
         algo: The algorithm (``optimize_agent``).
         agent: The agent (initialized by the sampler).
         sampler: Any synchronous sampler.
-        n_steps: Total env steps (floats like ``1e6`` accepted); rounded up to whole logging
-            intervals.
+        n_steps: Total env steps, at least 1 (floats like ``1e6`` accepted); rounded up to whole
+            logging intervals.
         seed: Global seed (random if None); the sampler's envs get ``seed + 1 + index``.
         affinity: Dict with any of ``cuda_idx``, ``master_cpus``, ``master_torch_threads``,
             ``workers_cpus``, ``worker_torch_threads``, ``set_affinity``, ``alternating``.
-        log_interval_steps: Env steps between tabular logs.
+        log_interval_steps: Env steps between tabular logs, at least 1 (fewer than one batch:
+            every iteration).
+
+    Raises:
+        ValueError: ``n_steps`` or ``log_interval_steps`` is not a finite number >= 1.
     """
 
     log_traj_window: int | None = None  # training TrajInfos kept for logging (None: all)
@@ -60,10 +65,13 @@ class MinibatchRlBase(BaseRunner):
         self.algo = algo
         self.agent = agent
         self.sampler = sampler
-        self.n_steps = int(n_steps)
+        runner = type(self).__name__
+        self.n_steps = checked_count(runner, "n_steps", n_steps, "total env steps, e.g. 1e6")
         self.seed = seed
         self.affinity = dict() if affinity is None else affinity
-        self.log_interval_steps = int(log_interval_steps)
+        self.log_interval_steps = checked_count(
+            runner, "log_interval_steps", log_interval_steps, "env steps between logs, e.g. 1e4"
+        )
         self.rank = 0
         self.world_size = 1
         self._start_itr = 0
@@ -289,7 +297,7 @@ class MinibatchRl(MinibatchRlBase):
     Args:
         algo, agent, sampler, n_steps, seed, affinity, log_interval_steps: As
             :class:`MinibatchRlBase`.
-        log_traj_window: Completed training trajectories summarised at each log point.
+        log_traj_window: Completed training trajectories summarised at each log point (>= 0).
     """
 
     def __init__(
@@ -304,7 +312,13 @@ class MinibatchRl(MinibatchRlBase):
         log_traj_window: int = 100,
     ):
         super().__init__(algo, agent, sampler, n_steps, seed, affinity, log_interval_steps)
-        self.log_traj_window = int(log_traj_window)
+        self.log_traj_window = checked_count(
+            type(self).__name__,
+            "log_traj_window",
+            log_traj_window,
+            "trajectories summarised at each log point, default 100",
+            minimum=0,
+        )
 
     def runner_columns(self, traj_infos: list[TrajInfo] | None) -> Row:
         """``NewCompletedTrajs`` and ``StepsInTrajWindow``."""
@@ -342,6 +356,28 @@ class MinibatchRlEval(MinibatchRlBase):
     def runner_columns(self, traj_infos: list[TrajInfo] | None) -> Row:
         """``StepsInEval``, ``TrajsInEval``, ``CumEvalTime`` and ``CumTrainTime``."""
         return self.diagnostics.eval_columns(traj_infos or [])
+
+
+def checked_count(runner: str, keyword: str, value: float, meaning: str, minimum: int = 1) -> int:
+    """``value`` as an int, or a ValueError naming the keyword, the value and the valid range.
+
+    rlpyt accepted ``n_steps=0`` or ``log_interval_steps=-1`` and trained anyway (one iteration,
+    a log at every iteration); a runner's counts are checked at construction instead.
+
+    Args:
+        runner: The runner's class name, for the message.
+        keyword: The constructor keyword.
+        value: What the user passed (floats like ``1e6`` accepted).
+        meaning: What the keyword counts, for the message.
+        minimum: The smallest valid value.
+    """
+    valid = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not (valid and math.isfinite(value) and value >= minimum):
+        raise ValueError(
+            f"{runner}({keyword}={value!r}): {keyword} must be a finite number >= {minimum} "
+            f"({meaning})."
+        )
+    return int(value)
 
 
 def _cpu_affinity() -> list[int] | str:
