@@ -24,7 +24,12 @@ from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.protocols import Agent, Algorithm, Sampler
 from rlpyt.runners.base import BaseRunner
 from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
-from rlpyt.runners.snapshot import load_snapshot, make_snapshot, restore_components
+from rlpyt.runners.snapshot import (
+    find_snapshot,
+    load_snapshot,
+    make_snapshot,
+    restore_components,
+)
 from rlpyt.utils.launching.affinity import set_cpu_affinity
 from rlpyt.utils.logging import logger
 from rlpyt.utils.seed import make_seed, set_seed
@@ -75,6 +80,8 @@ class MinibatchRlBase(BaseRunner):
         self.rank = 0
         self.world_size = 1
         self._start_itr = 0
+        self.current_itr: int | None = None  # the iteration being run (None: not started)
+        self.last_snapshot_itr: int | None = None  # newest iteration saved to disk
 
     # -- the loop -----------------------------------------------------------------------------
 
@@ -88,8 +95,12 @@ class MinibatchRlBase(BaseRunner):
 
         Yields:
             One dict per log point: column name -> value, the values of that progress.csv row.
+
+        The run's last line says how it ended (:meth:`log_end_of_run`): "Training complete."
+        only when every iteration ran.
         """
         n_itr = self.startup()
+        error: BaseException | None = None
         try:
             self._maybe_resume(resume_from)
             if self._start_itr == 0 and (row := self.evaluate_before_training()) is not None:
@@ -100,12 +111,17 @@ class MinibatchRlBase(BaseRunner):
                 if self.is_log_itr(itr):
                     eval_traj_infos, eval_time = self.evaluate_agent(itr)
                     yield self.log_diagnostics(itr, eval_traj_infos, eval_time)
+        except BaseException as exc:  # GeneratorExit and Ctrl-C too: reported, then re-raised
+            error = exc
+            raise
         finally:
+            self.log_end_of_run(error)
             self.shutdown()
 
     def sample_and_optimize(self, itr: int) -> tuple[list[TrajInfo], tuple | None]:
         """One iteration: sample a batch, train on it; returns ``(traj_infos, opt_info)``."""
         logger.set_iteration(itr)
+        self.current_itr = itr
         with logger.prefix(f"itr #{itr} "):
             t0 = time.time()
             self.agent.sample_mode(itr)
@@ -181,6 +197,9 @@ class MinibatchRlBase(BaseRunner):
         logger.log("saving snapshot...")
         logger.save_itr_params(itr, self.get_itr_snapshot(itr))
         logger.log("saved")
+        mode, gap = logger.get_snapshot_mode(), logger.get_snapshot_gap()
+        if logger.snapshot_file_names(itr, mode, gap):
+            self.last_snapshot_itr = itr
 
     # -- start-up and shut-down -----------------------------------------------------------
 
@@ -253,9 +272,55 @@ class MinibatchRlBase(BaseRunner):
             traj_window=self.log_traj_window,
         )
 
+    def log_end_of_run(self, error: BaseException | None) -> None:
+        """Say how the run ended; all but success also say where the last snapshot is.
+
+        Args:
+            error: What ended ``iter_train`` (None: it ran to the end, "Training complete.");
+                ``GeneratorExit``: the caller left the loop early (``break``, ``close()``),
+                "stopped"; ``KeyboardInterrupt``: "interrupted"; anything else (a worker
+                fault, a failed resume, ...): "failed" with the exception's type and message.
+        """
+        if error is None:
+            logger.log("Training complete.")
+            return
+        itr = self.current_itr
+        stopped = isinstance(error, GeneratorExit)  # the loop was left at a yield: a log point
+        where = "before the first iteration"
+        if itr is not None:
+            where = f"{'after' if stopped else 'in'} iteration {itr} (of 0-{self.n_itr - 1})"
+        if stopped:
+            ending, color = f"Training stopped by the caller (iter_train left) {where}", "yellow"
+        elif isinstance(error, KeyboardInterrupt):
+            ending, color = f"Training interrupted (KeyboardInterrupt) {where}", "yellow"
+        else:
+            reason = type(error).__name__ + (f": {error}" if str(error) else "")
+            ending, color = f"Training failed {where}: {reason}", "red"
+        logger.log(f"{ending}. {self.last_snapshot_note()}", color=color)
+
+    def last_snapshot_note(self) -> str:
+        """Where the newest snapshot of the run folder is and how to continue from it."""
+        snapshot_dir = logger.get_snapshot_dir()
+        if snapshot_dir is None:
+            return "No snapshot: the logger has no run folder (train inside logger_context)."
+        try:
+            path = find_snapshot(snapshot_dir)
+        except OSError:  # FileNotFoundError: none there
+            if logger.get_snapshot_mode() == "none":
+                return (
+                    "No snapshot: snapshot_mode is 'none' (pass snapshot_mode='last' to "
+                    "logger_context to be able to resume)."
+                )
+            return f"No snapshot in {snapshot_dir} yet (the first is saved at the first log point)."
+        itr = self.last_snapshot_itr if self.last_snapshot_itr is not None else self._start_itr - 1
+        of_itr = f" (iteration {itr})" if itr >= 0 else ""
+        return (
+            f"Last snapshot: {path}{of_itr}; continue with logger_context(..., resume=True) "
+            "and runner.train(resume_from=True)."
+        )
+
     def shutdown(self) -> None:
         """Stop the sampler (idempotent)."""
-        logger.log("Training complete.")
         self.sampler.shutdown()
 
     # -- snapshots and resume -------------------------------------------------------------
