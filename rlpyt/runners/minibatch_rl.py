@@ -187,6 +187,8 @@ class MinibatchRlBase(BaseRunner):
         row = {prefix + key: value for key, value in columns.items()}
         row.update(self.diagnostics.stat_columns(traj_infos))
         record_row(row)
+        if not pre_training:
+            self.diagnostics.console_line(itr, log_point=True)
         self.diagnostics.mark_logged(itr, update_counter, pre_training)
         return row
 
