@@ -279,15 +279,16 @@ class MinibatchRlBase(BaseRunner):
 
         Args:
             error: What ended ``iter_train`` (None: it ran to the end, "Training complete.");
-                ``GeneratorExit``: the caller left the loop early (``break``, ``close()``),
-                "stopped"; ``KeyboardInterrupt``: "interrupted"; anything else (a worker
-                fault, a failed resume, ...): "failed" with the exception's type and message.
+                ``GeneratorExit``: the caller left the loop (``break``, ``close()``), "stopped"
+                unless at the last row; ``KeyboardInterrupt``: "interrupted"; anything else (a
+                worker fault, a failed resume, ...): "failed" with the exception's type and
+                message.
         """
-        if error is None:
-            logger.log("Training complete.")
-            return
         itr = self.current_itr
         stopped = isinstance(error, GeneratorExit)  # the loop was left at a yield: a log point
+        if error is None or (stopped and itr == self.n_itr - 1):  # left after the last row
+            logger.log("Training complete.")
+            return
         where = "before the first iteration"
         if itr is not None:
             where = f"{'after' if stopped else 'in'} iteration {itr} (of 0-{self.n_itr - 1})"

@@ -90,6 +90,16 @@ def test_leaving_iter_train_early_says_stopped(tmp_path):
     )
 
 
+def test_leaving_iter_train_at_its_last_row_is_a_finished_run(tmp_path):
+    runner = make_runner()
+    with logger_context(str(tmp_path), 0, "last", {}, override_prefix=True) as run_dir:
+        for row in runner.iter_train():
+            if row["Diagnostics/Iteration"] == 5:  # the last iteration: all the work is done
+                break
+    log = debug_log(run_dir)
+    assert log.rstrip().endswith("Training complete.") and "stopped" not in log
+
+
 def test_a_failed_resume_says_failed_before_the_first_iteration(tmp_path):
     with logger_context(str(tmp_path), 0, "resume", {}, snapshot_mode="last") as run_dir:
         make_runner().train()
