@@ -2,8 +2,9 @@
 
 Box: Runner. A runner holds one :class:`TrainingDiagnostics` (made in ``startup``). Every
 iteration it hands over the completed TrajInfos, the OptInfo and the sampling/optimization
-times; between log points the diagnostics print a console line (progress, steps/s, ETA) at most
-every ``CONSOLE_LINE_SECONDS``; at a log point they give the columns of one progress row.
+times; at a log point they give the columns of one progress row. The console line (progress,
+steps/s, ETA) is printed after every row when stdout is a terminal, and between rows at most
+every ``CONSOLE_LINE_SECONDS``.
 
 Invariant: the column names, their order and their values are rlpyt's log format
 (``progress.csv``, read by viskit): the runner's own columns, then the common ``Diagnostics/``
@@ -14,6 +15,7 @@ per OptInfo field (:meth:`TrainingDiagnostics.stat_columns`).
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections import deque
 from collections.abc import Sequence
@@ -21,7 +23,7 @@ from collections.abc import Sequence
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.utils.logging import logger
 
-CONSOLE_LINE_SECONDS = 5.0  # at most one progress line this often between tabular dumps
+CONSOLE_LINE_SECONDS = 5.0  # between tabular dumps, at most one progress line this often
 
 Row = dict[str, float]
 """One progress row (or part of one): column name -> value, in column order."""
@@ -53,6 +55,7 @@ class TrainingDiagnostics:
         self.traj_infos: deque[TrajInfo] = deque(maxlen=traj_window)
         self.opt_infos: dict[str, list] = {key: [] for key in opt_info_fields}
         self.start_time = self.last_time = self.last_line_time = time.time()
+        self.session_start_time = self.start_time  # (re)start of this process: the ETA's base
         self.cum_completed_trajs = 0
         self.new_completed_trajs = 0
         self.last_update_counter = 0
@@ -80,17 +83,29 @@ class TrainingDiagnostics:
         """Account one evaluation's time."""
         self.cum_eval_time += seconds
 
-    def console_line(self, itr: int) -> None:
-        """Log progress, steps/s (since the last log) and ETA, at most every few seconds."""
+    def console_line(self, itr: int, log_point: bool = False) -> None:
+        """Log progress, steps/s (since the last row) and ETA after iteration ``itr``.
+
+        Args:
+            itr: The iteration just finished.
+            log_point: Called right after a progress row: print the line if stdout is a
+                terminal (a log file has the table). Between rows (False): print at most every
+                ``CONSOLE_LINE_SECONDS``.
+
+        The ETA is the remaining iterations at the rate since this process started (or
+        resumed), so time spent before a resume does not count.
+        """
         now = time.time()
-        if now - self.last_line_time < CONSOLE_LINE_SECONDS:
+        due = (
+            stdout_is_terminal() if log_point else now - self.last_line_time >= CONSOLE_LINE_SECONDS
+        )
+        if not due:
             return
         self.last_line_time = now
-        done_itrs = itr + 1 - self.start_itr
-        elapsed = max(now - self.last_time, 1e-9)
-        run_elapsed = max(now - self.start_time, 1e-9)
-        rate = (itr - self.last_logged_itr) * self.itr_batch_size / elapsed
-        eta = (self.n_itr - itr - 1) * run_elapsed / max(done_itrs, 1)
+        session_itrs = max(itr + 1 - self.start_itr, 1)
+        session_elapsed = now - self.session_start_time
+        rate = (itr - self.last_logged_itr) * self.itr_batch_size / max(now - self.last_time, 1e-9)
+        eta = (self.n_itr - itr - 1) * session_elapsed / session_itrs
         logger.log(
             f"itr {itr + 1}/{self.n_itr} | {(itr + 1) * self.itr_batch_size:,} steps | "
             f"{rate:,.0f} steps/s | ETA {format_seconds(eta)}",
@@ -198,7 +213,7 @@ class TrainingDiagnostics:
         self.cum_completed_trajs = state["cum_completed_trajs"]
         self.traj_infos.extend(state["traj_infos"])
         self.start_time = time.time() - state["cum_time"]
-        self.last_time = time.time()
+        self.last_time = self.last_line_time = self.session_start_time = time.time()
         self.cum_sample_time = state["cum_sample_time"]
         self.cum_optim_time = state["cum_optim_time"]
         self.cum_eval_time = state["cum_eval_time"]
@@ -212,6 +227,15 @@ def record_row(row: Row) -> None:
     for key, value in row.items():
         logger.record_tabular(key, value)
     logger.dump_tabular(with_prefix=False)
+
+
+def stdout_is_terminal() -> bool:
+    """True if ``sys.stdout`` (where the logger prints) is an interactive terminal."""
+    isatty = getattr(sys.stdout, "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except (ValueError, OSError):  # a closed stream
+        return False
 
 
 def format_seconds(seconds: float) -> str:

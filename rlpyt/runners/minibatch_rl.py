@@ -13,6 +13,7 @@ in this process. The measuring lives in :mod:`rlpyt.runners.diagnostics`.
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections.abc import Iterator
 
@@ -23,7 +24,12 @@ from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.protocols import Agent, Algorithm, Sampler
 from rlpyt.runners.base import BaseRunner
 from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
-from rlpyt.runners.snapshot import load_snapshot, make_snapshot, restore_components
+from rlpyt.runners.snapshot import (
+    find_snapshot,
+    load_snapshot,
+    make_snapshot,
+    restore_components,
+)
 from rlpyt.utils.launching.affinity import set_cpu_affinity
 from rlpyt.utils.logging import logger
 from rlpyt.utils.seed import make_seed, set_seed
@@ -36,12 +42,16 @@ class MinibatchRlBase(BaseRunner):
         algo: The algorithm (``optimize_agent``).
         agent: The agent (initialized by the sampler).
         sampler: Any synchronous sampler.
-        n_steps: Total env steps (floats like ``1e6`` accepted); rounded up to whole logging
-            intervals.
+        n_steps: Total env steps, at least 1 (floats like ``1e6`` accepted); rounded up to whole
+            logging intervals.
         seed: Global seed (random if None); the sampler's envs get ``seed + 1 + index``.
         affinity: Dict with any of ``cuda_idx``, ``master_cpus``, ``master_torch_threads``,
             ``workers_cpus``, ``worker_torch_threads``, ``set_affinity``, ``alternating``.
-        log_interval_steps: Env steps between tabular logs.
+        log_interval_steps: Env steps between tabular logs, at least 1 (fewer than one batch:
+            every iteration).
+
+    Raises:
+        ValueError: ``n_steps`` or ``log_interval_steps`` is not a finite number >= 1.
     """
 
     log_traj_window: int | None = None  # training TrajInfos kept for logging (None: all)
@@ -60,13 +70,18 @@ class MinibatchRlBase(BaseRunner):
         self.algo = algo
         self.agent = agent
         self.sampler = sampler
-        self.n_steps = int(n_steps)
+        runner = type(self).__name__
+        self.n_steps = checked_count(runner, "n_steps", n_steps, "total env steps, e.g. 1e6")
         self.seed = seed
         self.affinity = dict() if affinity is None else affinity
-        self.log_interval_steps = int(log_interval_steps)
+        self.log_interval_steps = checked_count(
+            runner, "log_interval_steps", log_interval_steps, "env steps between logs, e.g. 1e4"
+        )
         self.rank = 0
         self.world_size = 1
         self._start_itr = 0
+        self.current_itr: int | None = None  # the iteration being run (None: not started)
+        self.last_snapshot_itr: int | None = None  # newest iteration saved to disk
 
     # -- the loop -----------------------------------------------------------------------------
 
@@ -80,8 +95,12 @@ class MinibatchRlBase(BaseRunner):
 
         Yields:
             One dict per log point: column name -> value, the values of that progress.csv row.
+
+        The run's last line says how it ended (:meth:`log_end_of_run`): "Training complete."
+        only when every iteration ran.
         """
         n_itr = self.startup()
+        error: BaseException | None = None
         try:
             self._maybe_resume(resume_from)
             if self._start_itr == 0 and (row := self.evaluate_before_training()) is not None:
@@ -92,12 +111,17 @@ class MinibatchRlBase(BaseRunner):
                 if self.is_log_itr(itr):
                     eval_traj_infos, eval_time = self.evaluate_agent(itr)
                     yield self.log_diagnostics(itr, eval_traj_infos, eval_time)
+        except BaseException as exc:  # GeneratorExit and Ctrl-C too: reported, then re-raised
+            error = exc
+            raise
         finally:
+            self.log_end_of_run(error)
             self.shutdown()
 
     def sample_and_optimize(self, itr: int) -> tuple[list[TrajInfo], tuple | None]:
         """One iteration: sample a batch, train on it; returns ``(traj_infos, opt_info)``."""
         logger.set_iteration(itr)
+        self.current_itr = itr
         with logger.prefix(f"itr #{itr} "):
             t0 = time.time()
             self.agent.sample_mode(itr)
@@ -163,6 +187,8 @@ class MinibatchRlBase(BaseRunner):
         row = {prefix + key: value for key, value in columns.items()}
         row.update(self.diagnostics.stat_columns(traj_infos))
         record_row(row)
+        if not pre_training:
+            self.diagnostics.console_line(itr, log_point=True)
         self.diagnostics.mark_logged(itr, update_counter, pre_training)
         return row
 
@@ -173,6 +199,9 @@ class MinibatchRlBase(BaseRunner):
         logger.log("saving snapshot...")
         logger.save_itr_params(itr, self.get_itr_snapshot(itr))
         logger.log("saved")
+        mode, gap = logger.get_snapshot_mode(), logger.get_snapshot_gap()
+        if logger.snapshot_file_names(itr, mode, gap):
+            self.last_snapshot_itr = itr
 
     # -- start-up and shut-down -----------------------------------------------------------
 
@@ -245,9 +274,56 @@ class MinibatchRlBase(BaseRunner):
             traj_window=self.log_traj_window,
         )
 
+    def log_end_of_run(self, error: BaseException | None) -> None:
+        """Say how the run ended; all but success also say where the last snapshot is.
+
+        Args:
+            error: What ended ``iter_train`` (None: it ran to the end, "Training complete.");
+                ``GeneratorExit``: the caller left the loop (``break``, ``close()``), "stopped"
+                unless at the last row; ``KeyboardInterrupt``: "interrupted"; anything else (a
+                worker fault, a failed resume, ...): "failed" with the exception's type and
+                message.
+        """
+        itr = self.current_itr
+        stopped = isinstance(error, GeneratorExit)  # the loop was left at a yield: a log point
+        if error is None or (stopped and itr == self.n_itr - 1):  # left after the last row
+            logger.log("Training complete.")
+            return
+        where = "before the first iteration"
+        if itr is not None:
+            where = f"{'after' if stopped else 'in'} iteration {itr} (of 0-{self.n_itr - 1})"
+        if stopped:
+            ending, color = f"Training stopped by the caller (iter_train left) {where}", "yellow"
+        elif isinstance(error, KeyboardInterrupt):
+            ending, color = f"Training interrupted (KeyboardInterrupt) {where}", "yellow"
+        else:
+            reason = type(error).__name__ + (f": {error}" if str(error) else "")
+            ending, color = f"Training failed {where}: {reason}", "red"
+        logger.log(f"{ending}. {self.last_snapshot_note()}", color=color)
+
+    def last_snapshot_note(self) -> str:
+        """Where the newest snapshot of the run folder is and how to continue from it."""
+        snapshot_dir = logger.get_snapshot_dir()
+        if snapshot_dir is None:
+            return "No snapshot: the logger has no run folder (train inside logger_context)."
+        try:
+            path = find_snapshot(snapshot_dir)
+        except OSError:  # FileNotFoundError: none there
+            if logger.get_snapshot_mode() == "none":
+                return (
+                    "No snapshot: snapshot_mode is 'none' (pass snapshot_mode='last' to "
+                    "logger_context to be able to resume)."
+                )
+            return f"No snapshot in {snapshot_dir} yet (the first is saved at the first log point)."
+        itr = self.last_snapshot_itr if self.last_snapshot_itr is not None else self._start_itr - 1
+        of_itr = f" (iteration {itr})" if itr >= 0 else ""
+        return (
+            f"Last snapshot: {path}{of_itr}; continue with logger_context(..., resume=True) "
+            "and runner.train(resume_from=True)."
+        )
+
     def shutdown(self) -> None:
         """Stop the sampler (idempotent)."""
-        logger.log("Training complete.")
         self.sampler.shutdown()
 
     # -- snapshots and resume -------------------------------------------------------------
@@ -289,7 +365,7 @@ class MinibatchRl(MinibatchRlBase):
     Args:
         algo, agent, sampler, n_steps, seed, affinity, log_interval_steps: As
             :class:`MinibatchRlBase`.
-        log_traj_window: Completed training trajectories summarised at each log point.
+        log_traj_window: Completed training trajectories summarised at each log point (>= 0).
     """
 
     def __init__(
@@ -304,7 +380,13 @@ class MinibatchRl(MinibatchRlBase):
         log_traj_window: int = 100,
     ):
         super().__init__(algo, agent, sampler, n_steps, seed, affinity, log_interval_steps)
-        self.log_traj_window = int(log_traj_window)
+        self.log_traj_window = checked_count(
+            type(self).__name__,
+            "log_traj_window",
+            log_traj_window,
+            "trajectories summarised at each log point, default 100",
+            minimum=0,
+        )
 
     def runner_columns(self, traj_infos: list[TrajInfo] | None) -> Row:
         """``NewCompletedTrajs`` and ``StepsInTrajWindow``."""
@@ -342,6 +424,28 @@ class MinibatchRlEval(MinibatchRlBase):
     def runner_columns(self, traj_infos: list[TrajInfo] | None) -> Row:
         """``StepsInEval``, ``TrajsInEval``, ``CumEvalTime`` and ``CumTrainTime``."""
         return self.diagnostics.eval_columns(traj_infos or [])
+
+
+def checked_count(runner: str, keyword: str, value: float, meaning: str, minimum: int = 1) -> int:
+    """``value`` as an int, or a ValueError naming the keyword, the value and the valid range.
+
+    rlpyt accepted ``n_steps=0`` or ``log_interval_steps=-1`` and trained anyway (one iteration,
+    a log at every iteration); a runner's counts are checked at construction instead.
+
+    Args:
+        runner: The runner's class name, for the message.
+        keyword: The constructor keyword.
+        value: What the user passed (floats like ``1e6`` accepted).
+        meaning: What the keyword counts, for the message.
+        minimum: The smallest valid value.
+    """
+    valid = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if not (valid and math.isfinite(value) and value >= minimum):
+        raise ValueError(
+            f"{runner}({keyword}={value!r}): {keyword} must be a finite number >= {minimum} "
+            f"({meaning})."
+        )
+    return int(value)
 
 
 def _cpu_affinity() -> list[int] | str:
