@@ -23,7 +23,12 @@ from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.protocols import Agent, Algorithm, Sampler
 from rlpyt.runners.base import BaseRunner
 from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
-from rlpyt.runners.snapshot import load_snapshot, make_snapshot, restore_components
+from rlpyt.runners.snapshot import (
+    load_snapshot,
+    make_snapshot,
+    restore_components,
+    snapshot_to_resume,
+)
 from rlpyt.utils.launching.affinity import set_cpu_affinity
 from rlpyt.utils.logging import logger
 from rlpyt.utils.seed import make_seed, set_seed
@@ -272,14 +277,10 @@ class MinibatchRlBase(BaseRunner):
         logger.log(f"Resumed from the snapshot of iteration {itr}.")
 
     def _maybe_resume(self, resume_from: str | bool | None) -> None:
-        if not resume_from:
-            return
-        path = logger.get_snapshot_dir() if resume_from is True else resume_from
+        # snapshot_to_resume refuses when resume_from and logger_context(resume=...) disagree.
+        path = snapshot_to_resume(resume_from)
         if path is None:
-            raise ValueError(
-                "train(resume_from=True) resumes from the current run folder: call it inside "
-                "logger_context(..., resume=True), or pass the snapshot path."
-            )
+            return
         self.resume(load_snapshot(path))
 
 

@@ -1,7 +1,8 @@
 """Snapshot contents for exact resume, and locating/reading snapshot files.
 
 Box: Runner. A runner calls :func:`make_snapshot` at each log point (the logger decides whether
-it reaches disk) and, on ``train(resume_from=...)``, :func:`load_snapshot` then
+it reaches disk) and, on ``train(resume_from=...)``, :func:`snapshot_to_resume` (which checks
+that ``resume_from`` and ``logger_context(resume=...)`` agree), then :func:`load_snapshot`, and
 :func:`restore_components` after its own start-up.
 """
 
@@ -15,6 +16,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
+
+from rlpyt.utils.logging import logger
+from rlpyt.utils.logging.context import active_run
 
 if TYPE_CHECKING:
     from rlpyt.protocols import Agent, Algorithm, Sampler
@@ -86,15 +90,81 @@ def find_snapshot(path: str) -> str:
     last = os.path.join(path, "params.pkl")
     if os.path.isfile(last):
         return last
-    numbered = glob.glob(os.path.join(path, "itr_*.pkl"))
+    numbered = _numbered_snapshots(path)
     if not numbered:
         raise FileNotFoundError(
             f"No snapshot in {path!r}: resuming needs a run trained with snapshot_mode "
             "'last', 'all', 'gap' or 'last+gap' in logger_context."
         )
-    return max(numbered, key=lambda p: int(re.findall(r"itr_(\d+)\.pkl$", p)[0]))
+    return numbered[-1]
 
 
 def load_snapshot(path: str, map_location: str | torch.device | None = "cpu") -> dict:
     """Read a snapshot written by a runner (a trusted file of your own: full unpickling)."""
     return torch.load(find_snapshot(path), map_location=map_location, weights_only=False)
+
+
+def _numbered_snapshots(folder: str) -> list[str]:
+    """The ``itr_<N>.pkl`` files of ``folder``, by increasing N."""
+    numbered = [p for p in glob.glob(os.path.join(folder, "itr_*.pkl")) if _itr_of(p) >= 0]
+    return sorted(numbered, key=_itr_of)
+
+
+def _itr_of(path: str) -> int:
+    match = re.search(r"itr_(\d+)\.pkl$", path)
+    return int(match.group(1)) if match else -1
+
+
+def snapshot_to_resume(resume_from: str | bool | None) -> str | None:
+    """The snapshot file ``train(resume_from=...)`` resumes from; None: start afresh.
+
+    Refuses, before any training, when ``resume_from`` and the open ``logger_context``'s
+    ``resume`` disagree: ``resume_from=True`` or a snapshot inside the run folder without
+    ``resume=True`` (its progress.csv was started anew), or ``resume=True`` without
+    ``resume_from`` (rows from iteration 0 would follow the old ones).
+
+    Args:
+        resume_from: a snapshot file, a run folder, True (the current run folder) or
+            None/False.
+
+    Raises:
+        ValueError: the two switches disagree, or True outside a run folder.
+        FileNotFoundError: no snapshot where ``resume_from`` points.
+    """
+    run = active_run()
+    if not resume_from:
+        if run is not None and run.resume:
+            raise ValueError(
+                f"logger_context(resume=True) reopened {run.path} to continue its run, but "
+                "train() was called with resume_from=None: call train(resume_from=True) to "
+                "continue from its newest snapshot, or open logger_context without "
+                "resume=True (and with a new run_ID) to start a new run."
+            )
+        return None
+    if resume_from is True and run is None and logger.get_snapshot_dir() is None:
+        raise ValueError(
+            "train(resume_from=True) resumes from the current run folder: call it inside "
+            "logger_context(..., resume=True), or pass the snapshot path."
+        )
+    if resume_from is True and run is not None and not run.resume:
+        raise _disagreement(resume_from, run.path)
+    if resume_from is True:
+        return find_snapshot(run.path if run is not None else str(logger.get_snapshot_dir()))
+    file = find_snapshot(str(resume_from))
+    if run is not None and not run.resume and _is_inside(file, run.path):
+        raise _disagreement(resume_from, run.path)
+    return file
+
+
+def _disagreement(resume_from: str | bool, run_path: str) -> ValueError:
+    return ValueError(
+        f"train(resume_from={resume_from!r}) continues the run in {run_path}, but its "
+        "logger_context was opened with resume=False, which starts progress.csv anew. Open "
+        "it with logger_context(..., resume=True) and call train(resume_from=True); to start "
+        "a new run instead, call train() without resume_from (and use a new run_ID)."
+    )
+
+
+def _is_inside(path: str, folder: str) -> bool:
+    path, folder = os.path.abspath(path), os.path.abspath(folder)
+    return os.path.commonpath([path, folder]) == folder
