@@ -24,6 +24,7 @@ from rlpyt.protocols import Agent, Algorithm, Sampler
 from rlpyt.runners.base import BaseRunner
 from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
 from rlpyt.runners.snapshot import (
+    check_resumable,
     load_snapshot,
     make_snapshot,
     restore_components,
@@ -281,7 +282,9 @@ class MinibatchRlBase(BaseRunner):
         path = snapshot_to_resume(resume_from)
         if path is None:
             return
-        self.resume(load_snapshot(path))
+        snapshot = load_snapshot(path)
+        check_resumable(snapshot, path)
+        self.resume(snapshot)
 
 
 class MinibatchRl(MinibatchRlBase):

@@ -16,6 +16,7 @@ from rlpyt.agents.pg.classic import ClassicFfAgent
 from rlpyt.algos.pg.ppo import PPO
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.runners.minibatch_rl import MinibatchRl
+from rlpyt.runners.snapshot import UnreadableSnapshotError
 from rlpyt.samplers.serial.sampler import SerialSampler
 from rlpyt.utils.logging import logger
 from rlpyt.utils.logging.context import logger_context
@@ -159,3 +160,19 @@ def test_resume_and_overwrite_together_are_refused(tmp_path):
         with logger_context(str(tmp_path), 0, "r", {}, resume=True, overwrite=True):
             pass
     assert not (tmp_path / "run_0").exists()
+
+
+def test_resuming_from_an_unreadable_snapshot_names_it_and_the_previous_good_one(tmp_path, capsys):
+    run_dir, _ = first_run(str(tmp_path), snapshot_mode="all")
+    newest = os.path.join(run_dir, "itr_3.pkl")
+    with open(newest, "r+b") as f:
+        f.truncate(os.path.getsize(newest) // 2)  # as a crash in a non-atomic save would
+    runner = make_runner()
+    with pytest.raises(UnreadableSnapshotError) as error:
+        with logger_context(str(tmp_path), 0, "r", {}, "all", override_prefix=True, resume=True):
+            runner.train(resume_from=True)
+    message = str(error.value)
+    assert f"{newest} is not a readable snapshot" in message
+    assert f"The previous good snapshot is {os.path.join(run_dir, 'itr_2.pkl')}" in message
+    assert getattr(runner, "trained", 0) == 0
+    assert iterations(run_dir) == [0, 1, 2, 3]
