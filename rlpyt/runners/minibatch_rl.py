@@ -25,10 +25,12 @@ from rlpyt.protocols import Agent, Algorithm, Sampler
 from rlpyt.runners.base import BaseRunner
 from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
 from rlpyt.runners.snapshot import (
+    check_resumable,
     find_snapshot,
     load_snapshot,
     make_snapshot,
     restore_components,
+    snapshot_to_resume,
 )
 from rlpyt.utils.launching.affinity import set_cpu_affinity
 from rlpyt.utils.logging import logger
@@ -99,10 +101,12 @@ class MinibatchRlBase(BaseRunner):
         The run's last line says how it ended (:meth:`log_end_of_run`): "Training complete."
         only when every iteration ran.
         """
+        # Disagreeing resume switches are refused here, before start-up writes anything.
+        resume_path = snapshot_to_resume(resume_from)
         n_itr = self.startup()
         error: BaseException | None = None
         try:
-            self._maybe_resume(resume_from)
+            self._maybe_resume(resume_path)
             if self._start_itr == 0 and (row := self.evaluate_before_training()) is not None:
                 yield row
             for itr in range(self._start_itr, n_itr):
@@ -347,16 +351,13 @@ class MinibatchRlBase(BaseRunner):
         logger.drop_rows_after(itr)
         logger.log(f"Resumed from the snapshot of iteration {itr}.")
 
-    def _maybe_resume(self, resume_from: str | bool | None) -> None:
-        if not resume_from:
-            return
-        path = logger.get_snapshot_dir() if resume_from is True else resume_from
+    def _maybe_resume(self, path: str | None) -> None:
+        """Load and restore the snapshot file ``path`` (None: a fresh start)."""
         if path is None:
-            raise ValueError(
-                "train(resume_from=True) resumes from the current run folder: call it inside "
-                "logger_context(..., resume=True), or pass the snapshot path."
-            )
-        self.resume(load_snapshot(path))
+            return
+        snapshot = load_snapshot(path)
+        check_resumable(snapshot, path)
+        self.resume(snapshot)
 
 
 class MinibatchRl(MinibatchRlBase):

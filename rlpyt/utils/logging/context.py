@@ -21,10 +21,12 @@ import datetime
 import json
 import math
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
@@ -43,6 +45,27 @@ PACKAGE_DISTRIBUTIONS = {
 EXPERIMENT_MARKER = "experiments_tree.txt"  # written by run_experiments at the experiment root
 _MARKER_SEARCH_LEVELS = 8
 PARAMS_FILES = ("params.json", "variant.json")
+SNAPSHOT_FILE_PATTERN = re.compile(r"^(params|itr_\d+)\.pkl$")  # what the logger saves
+
+
+@dataclass(frozen=True)
+class RunFolder:
+    """The run folder a ``logger_context`` has open, and whether it was opened to resume.
+
+    Runners read it (:func:`active_run`) so that ``train(resume_from=...)`` and
+    ``logger_context(resume=...)`` agree.
+    """
+
+    path: str
+    resume: bool
+
+
+_open_runs: list[RunFolder] = []  # innermost last
+
+
+def active_run() -> RunFolder | None:
+    """The run folder of the innermost open ``logger_context``, or None outside one."""
+    return _open_runs[-1] if _open_runs else None
 
 
 def __getattr__(name: str) -> Any:
@@ -87,6 +110,7 @@ def logger_context(
     use_summary_writer: bool = False,
     *,
     resume: bool = False,
+    overwrite: bool = False,
 ) -> Iterator[str]:
     """Sends the logger's outputs to the run folder ``<log_dir>/run_<run_ID>`` while inside.
 
@@ -108,31 +132,88 @@ def logger_context(
         use_summary_writer: also write TensorBoard event files into the run folder.
         resume: continue an existing run: the folder must exist, ``progress.csv`` is appended
             under its existing header, params files already there are left as they are.
+            Use it with ``runner.train(resume_from=True)``; the runner refuses to start when
+            the two switches disagree.
+        overwrite: start the run folder anew although it holds a ``progress.csv`` from an
+            earlier run: ``progress.csv`` and ``debug.log`` are emptied and that run's
+            snapshots (``params.pkl``, ``itr_<N>.pkl``) deleted. Without it (the default) a
+            run folder whose ``progress.csv`` has content is refused unless ``resume=True``.
 
     Yields:
         The absolute path of the run folder.
 
     Raises:
         FileNotFoundError: ``resume=True`` and the run folder does not exist.
+        FileExistsError: the run folder holds a non-empty ``progress.csv`` and neither
+            ``resume`` nor ``overwrite`` is True (nothing is written).
+        ValueError: ``resume`` and ``overwrite`` are both True, or an unknown snapshot mode.
         ImportError: ``use_summary_writer=True`` without TensorBoard installed.
     """
     exp_dir, notice = _resolve_exp_dir(log_dir, run_ID, override_prefix)
-    if resume and not os.path.isdir(exp_dir):
-        raise FileNotFoundError(
-            f"logger_context(resume=True) found no run folder at {exp_dir}. Pass the log_dir "
-            "(absolute, or inside LOG_DIR) and run_ID of the run to resume."
-        )
+    _check_run_folder(exp_dir, resume, overwrite)
     if snapshot_mode not in logger.SNAPSHOT_MODES:
         raise ValueError(
             f"Unknown snapshot_mode {snapshot_mode!r}; use one of {logger.SNAPSHOT_MODES}."
         )
     params = make_run_params(log_params, name, run_ID, _experiment_name(exp_dir, log_dir, run_ID))
     writer = _make_summary_writer(exp_dir) if use_summary_writer else None
+    discarded = _clear_run_folder(exp_dir) if overwrite else []
     with _logger_outputs(exp_dir, f"{name}_{run_ID} ", snapshot_mode, writer, resume):
         if notice:
             logger.log(notice)
+        if discarded:
+            logger.log(
+                f"logger_context(overwrite=True): started {exp_dir} anew; discarded "
+                f"the earlier run's {', '.join(discarded)}."
+            )
         _write_params(exp_dir, params, keep_existing=resume)
-        yield exp_dir
+        _open_runs.append(RunFolder(exp_dir, resume))
+        try:
+            yield exp_dir
+        finally:
+            _open_runs.pop()
+
+
+def _check_run_folder(exp_dir: str, resume: bool, overwrite: bool) -> None:
+    """Refuses, before anything is written, a resume without folder or a silent truncation."""
+    if resume and overwrite:
+        raise ValueError(
+            "logger_context(resume=True, overwrite=True): choose one; resume=True continues "
+            f"the run in {exp_dir}, overwrite=True discards it."
+        )
+    if resume and not os.path.isdir(exp_dir):
+        raise FileNotFoundError(
+            f"logger_context(resume=True) found no run folder at {exp_dir}. Pass the log_dir "
+            "(absolute, or inside LOG_DIR) and run_ID of the run to resume."
+        )
+    progress = os.path.join(exp_dir, "progress.csv")
+    if resume or overwrite or not os.path.isfile(progress) or os.path.getsize(progress) == 0:
+        return
+    with open(progress, newline="") as f:
+        n_rows = max(0, sum(1 for _ in f) - 1)
+    raise FileExistsError(
+        f"logger_context: the run folder {exp_dir} already holds a progress.csv ({n_rows} "
+        "rows) from an earlier run, and opening it for a new run would truncate it. To "
+        "continue that run: logger_context(..., resume=True) and runner.train("
+        "resume_from=True). To discard it and start over: logger_context(..., "
+        "overwrite=True). To keep it: use a new run_ID or log_dir."
+    )
+
+
+def _clear_run_folder(exp_dir: str) -> list[str]:
+    """Empties progress.csv and debug.log and deletes snapshots; returns what was there."""
+    if not os.path.isdir(exp_dir):
+        return []
+    discarded = []
+    for file_name in sorted(os.listdir(exp_dir)):
+        path = os.path.join(exp_dir, file_name)
+        if file_name in ("progress.csv", "debug.log") and os.path.getsize(path) > 0:
+            open(path, "w").close()
+            discarded.append(file_name)
+        elif SNAPSHOT_FILE_PATTERN.match(file_name):
+            os.remove(path)
+            discarded.append(file_name)
+    return discarded
 
 
 @contextmanager
