@@ -127,3 +127,19 @@ def space_description(space: Any) -> str:
 
 def _quoted(names: list[str]) -> str:
     return ", ".join(repr(name) for name in names)
+
+
+def leaf_space(space: Any) -> Any:
+    """The rlpyt space behind a space: a ``GymSpaceWrapper``'s IntBox/FloatBox, else itself."""
+    return getattr(space, "rlpyt_space", space)
+
+
+def space_kind_error(agent_name: str, needed: str, space: Any, advice: str) -> ValueError:
+    """The error of an agent given the wrong kind of action space, in the issue's words.
+
+    ``"<Agent>: this agent needs a <needed> action space; the env has <space>. <advice>"``.
+    """
+    return ValueError(
+        f"{agent_name}: this agent needs {needed} action space; the env has "
+        f"{space_description(space)}. {advice}"
+    )
