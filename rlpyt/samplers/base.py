@@ -9,10 +9,17 @@ sampler is a :class:`rlpyt.protocols.Sampler`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+import warnings
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
+import gymnasium
+from gymnasium.envs.registration import load_env_creator
+
+from rlpyt.envs import gym as rlpyt_gym
 from rlpyt.samplers.collections import BatchSpec, Samples, TrajInfo
+from rlpyt.utils.checks import check_kwargs, check_number
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import Env
@@ -62,8 +69,11 @@ class BaseSampler:
         eval_max_trajectories: Stop evaluating after about this many complete trajectories.
 
     Raises:
-        ValueError: ``batch_T`` or ``batch_B`` below 1, or ``eval_n_envs > 0`` without
-            ``eval_max_steps``.
+        ValueError: ``batch_T`` or ``batch_B`` below 1, ``max_decorrelation_steps`` or
+            ``eval_n_envs`` below 0, ``eval_max_steps`` or ``eval_max_trajectories`` below 1,
+            or ``eval_n_envs > 0`` without ``eval_max_steps`` (the message names the keyword,
+            the value and the valid range).
+        TypeError: a number keyword is not a number, or ``env_kwargs`` do not fit ``EnvCls``.
     """
 
     mid_batch_reset = True
@@ -83,26 +93,46 @@ class BaseSampler:
         eval_max_steps: int | None = None,
         eval_max_trajectories: int | None = None,
     ):
-        if int(batch_T) < 1 or int(batch_B) < 1:
-            raise ValueError(f"batch_T and batch_B must be >= 1, got {batch_T} and {batch_B}.")
+        owner = type(self).__name__
+        batch_T = check_number(owner, "batch_T", batch_T, low=1, integer=True)
+        batch_B = check_number(owner, "batch_B", batch_B, low=1, integer=True)
+        eval_n_envs = check_number(owner, "eval_n_envs", eval_n_envs, low=0, integer=True)
         if eval_n_envs > 0 and eval_max_steps is None:
             raise ValueError(
-                "eval_n_envs > 0 needs eval_max_steps (the step budget of one evaluation)."
+                f"{owner}: eval_n_envs={eval_n_envs} needs eval_max_steps (the step budget of "
+                "one evaluation); pass eval_max_steps, or eval_n_envs=0 for no evaluation."
             )
         self.EnvCls = EnvCls
         self.env_kwargs = dict(env_kwargs or {})
-        self.batch_spec = BatchSpec(int(batch_T), int(batch_B))
+        self.batch_spec = BatchSpec(batch_T, batch_B)
         self.CollectorCls = CollectorCls
-        self.max_decorrelation_steps = int(max_decorrelation_steps)
+        self.max_decorrelation_steps = check_number(
+            owner, "max_decorrelation_steps", max_decorrelation_steps, low=0, integer=True
+        )
         self.TrajInfoCls = TrajInfoCls
-        self.eval_n_envs = int(eval_n_envs)
+        self.eval_n_envs = eval_n_envs
         self.eval_CollectorCls = eval_CollectorCls
         self.eval_env_kwargs = dict(eval_env_kwargs) if eval_env_kwargs else dict(self.env_kwargs)
-        self.eval_max_steps = None if eval_max_steps is None else int(eval_max_steps)
-        self.eval_max_trajectories = (
-            None if eval_max_trajectories is None else int(eval_max_trajectories)
+        self.eval_max_steps = _optional_count(owner, "eval_max_steps", eval_max_steps)
+        self.eval_max_trajectories = _optional_count(
+            owner, "eval_max_trajectories", eval_max_trajectories
         )
         self.mid_batch_reset = CollectorCls.mid_batch_reset
+        self.check_env_kwargs()
+
+    def check_env_kwargs(self) -> None:
+        """Raise unless ``env_kwargs`` (and ``eval_env_kwargs``) fit ``EnvCls``'s signature.
+
+        Called at construction, so a misspelt env keyword fails before any env is built or any
+        worker starts, with a message naming it (see :func:`check_env_kwargs`).
+
+        Raises:
+            TypeError: an unknown or missing keyword, named in the message.
+        """
+        owner = type(self).__name__
+        check_env_kwargs(owner, "env_kwargs", self.EnvCls, self.env_kwargs)
+        if self.eval_n_envs > 0:
+            check_env_kwargs(owner, "eval_env_kwargs", self.EnvCls, self.eval_env_kwargs)
 
     @property
     def batch_size(self) -> int:
@@ -155,3 +185,57 @@ class BaseSampler:
 
     def load_state_dict(self, state: dict) -> None:
         """Restore what :meth:`state_dict` returned."""
+
+
+def _optional_count(owner: str, name: str, value: int | None) -> int | None:
+    """None, or ``value`` as an ``int >= 1`` (raises, naming ``name``, otherwise)."""
+    return None if value is None else check_number(owner, name, value, low=1, integer=True)
+
+
+def check_env_kwargs(
+    owner: str,
+    name: str,
+    EnvCls: Callable[..., Any],  # noqa: N803
+    env_kwargs: Mapping[str, Any],
+) -> None:
+    """:func:`check_kwargs` of ``env_kwargs`` against ``EnvCls``, seeing through ``gym.make``.
+
+    For ``rlpyt.envs.gym.make`` (or ``gymnasium.make``) with an ``id``, the keywords that
+    ``make`` does not take itself go to the registered env's constructor, so they are checked
+    against that (with the registration's own keywords). Unregistered ids and envs that cannot
+    be imported pass here: building the env reports those.
+
+    Raises:
+        TypeError: naming the keyword that does not fit.
+    """
+    gym_target = _gym_env_creator(EnvCls, env_kwargs)
+    if gym_target is None:
+        check_kwargs(owner, name, EnvCls, env_kwargs)
+        return
+    creator, make_keywords, registered_kwargs = gym_target
+    env_keywords = {key: v for key, v in env_kwargs.items() if key not in make_keywords}
+    check_kwargs(owner, name, creator, {**registered_kwargs, **env_keywords})
+
+
+def _gym_env_creator(
+    EnvCls: Callable[..., Any],  # noqa: N803
+    env_kwargs: Mapping[str, Any],
+) -> tuple[Callable[..., Any], set[str], dict[str, Any]] | None:
+    """``(env constructor, make's own keywords, registered kwargs)`` for gym ids, else None."""
+    env_id = env_kwargs.get("id")
+    if EnvCls not in (rlpyt_gym.make, gymnasium.make) or not isinstance(env_id, str):
+        return None
+    try:
+        with warnings.catch_warnings():  # a retired id's warning comes when the env is made
+            warnings.simplefilter("ignore")
+            spec = gymnasium.spec(rlpyt_gym.resolve_env_id(env_id))
+        entry_point = spec.entry_point
+        creator = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
+    except Exception:  # noqa: BLE001 (unknown id, missing dependency: make reports it)
+        return None
+    if not callable(creator):
+        return None
+    make_keywords = set(inspect.signature(gymnasium.make).parameters) | set(
+        inspect.signature(EnvCls).parameters
+    )
+    return creator, make_keywords, dict(spec.kwargs or {})

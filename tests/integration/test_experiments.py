@@ -111,7 +111,10 @@ def test_misspelt_config_key_fails_at_construction(script, section):
     config = {name: dict(values) for name, values in config.items()}
     config[section]["learning_rte"] = 1e-3
     module = load_script(script)
-    if section in ("agent", "algo", "runner", "sampler"):
+    env_resolvable = not script.startswith("mujoco/") or HAVE_MUJOCO
+    # env_kwargs are checked against the env's constructor when the sampler is built (issue 11);
+    # a MuJoCo env that cannot be imported is left to gym.make, which names the extra.
+    if section in ("agent", "algo", "runner", "sampler") or (section == "env" and env_resolvable):
         with pytest.raises(TypeError, match="learning_rte"):
             module.build_runner(config)
         return
@@ -122,9 +125,6 @@ def test_misspelt_config_key_fails_at_construction(script, section):
             model = runner.agent.ModelCls(**model_kwargs, **config["model"])
             algo = runner.algo
             algo.OptimCls(model.parameters(), lr=algo.learning_rate, **algo.optim_kwargs)
-    elif not script.startswith("mujoco/") or HAVE_MUJOCO:
-        with pytest.raises(TypeError, match="learning_rte"):
-            runner.sampler.EnvCls(**runner.sampler.env_kwargs)
 
 
 @pytest.mark.skipif(HAVE_MUJOCO, reason="the mujoco extra is installed")

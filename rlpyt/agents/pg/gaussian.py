@@ -21,15 +21,31 @@ import torch
 from rlpyt.agents.pg.base import PgAgent, RecurrentPgAgent
 from rlpyt.agents.recurrent import AlternatingRecurrentAgentMixin, RecurrentAgentMixin
 from rlpyt.distributions.gaussian import DistInfoStd, Gaussian
+from rlpyt.spaces.float_box import FloatBox
+from rlpyt.utils.checks import leaf_space, space_kind_error
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import EnvSpaces
-    from rlpyt.spaces.float_box import FloatBox
     from rlpyt.spaces.gym_wrapper import GymSpaceWrapper
 
 
-def check_action_space(action_space: FloatBox | GymSpaceWrapper) -> None:
-    """Raise unless the action space is 1-D with symmetric bounds (``low == -high``)."""
+def check_action_space(
+    action_space: FloatBox | GymSpaceWrapper, agent_name: str = "Gaussian PG agent"
+) -> None:
+    """Raise unless the action space is continuous, 1-D, with symmetric bounds (``low == -high``).
+
+    Raises:
+        ValueError: a discrete (or composite) space (``"<agent>: this agent needs a continuous
+            (Box) action space; the env has Discrete(2). ..."``), another shape, or asymmetric
+            bounds.
+    """
+    if not isinstance(leaf_space(action_space), FloatBox):
+        raise space_kind_error(
+            agent_name,
+            "a continuous (Box)",
+            action_space,
+            "Use a categorical agent for discrete actions.",
+        )
     shape = tuple(action_space.shape)
     if len(shape) != 1:
         raise ValueError(
@@ -55,7 +71,7 @@ class GaussianPgMixin:
 
     def make_distribution(self, env_spaces: EnvSpaces) -> Gaussian:
         """``Gaussian(dim=A)`` (std from the model), after :func:`check_action_space`."""
-        check_action_space(env_spaces.action)
+        check_action_space(env_spaces.action, type(self).__name__)
         return Gaussian(dim=int(env_spaces.action.shape[0]))
 
     def update_obs_rms(self, observation: torch.Tensor) -> None:

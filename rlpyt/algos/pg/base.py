@@ -29,6 +29,7 @@ from rlpyt.algos.utils import (
     valid_from_done,
 )
 from rlpyt.utils.buffer import buffer_to
+from rlpyt.utils.checks import check_number
 from rlpyt.utils.tensor import valid_mean
 
 if TYPE_CHECKING:
@@ -55,6 +56,12 @@ class PolicyGradientAlgo(RlAlgorithm):
         initial_optim_state_dict: Optimizer state to start from.
         gae_lambda: GAE lambda (1: plain discounted returns).
         normalize_advantage: Standardize advantages over valid steps.
+
+    Raises:
+        ValueError: ``discount`` or ``gae_lambda`` outside ``[0, 1]``, ``learning_rate`` or
+            ``clip_grad_norm`` not above 0 (``inf``: no clipping), ``value_loss_coeff`` below
+            0, or any of them NaN; the message names the keyword, the value and the range.
+        TypeError: one of them is not a number.
     """
 
     bootstrap_value = True
@@ -75,15 +82,20 @@ class PolicyGradientAlgo(RlAlgorithm):
         gae_lambda: float,
         normalize_advantage: bool,
     ):
-        self.discount = discount
-        self.learning_rate = learning_rate
-        self.value_loss_coeff = value_loss_coeff
-        self.entropy_loss_coeff = entropy_loss_coeff
+        owner = type(self).__name__
+        self.discount = check_number(owner, "discount", discount, low=0, high=1)
+        self.learning_rate = check_number(
+            owner, "learning_rate", learning_rate, low=0, low_open=True
+        )
+        self.value_loss_coeff = check_number(owner, "value_loss_coeff", value_loss_coeff, low=0)
+        self.entropy_loss_coeff = check_number(owner, "entropy_loss_coeff", entropy_loss_coeff)
         self.OptimCls = OptimCls
         self.optim_kwargs = dict(optim_kwargs or {})
-        self.clip_grad_norm = clip_grad_norm
+        self.clip_grad_norm = check_number(
+            owner, "clip_grad_norm", clip_grad_norm, low=0, low_open=True, allow_inf=True
+        )
         self.initial_optim_state_dict = initial_optim_state_dict
-        self.gae_lambda = gae_lambda
+        self.gae_lambda = check_number(owner, "gae_lambda", gae_lambda, low=0, high=1)
         self.normalize_advantage = normalize_advantage
 
     def initialize(

@@ -5,6 +5,7 @@ Schulman et al., 2017, "Proximal Policy Optimization Algorithms".
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +13,7 @@ import torch
 
 from rlpyt.algos.pg.base import OptInfo, PolicyGradientAlgo, initial_rnn_state, opt_info_from
 from rlpyt.utils.buffer import buffer_func, buffer_to
+from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.misc import iterate_mb_idxs
 from rlpyt.utils.tensor import valid_mean
@@ -42,6 +44,13 @@ class PPO(PolicyGradientAlgo):
         epochs: Passes over each batch.
         ratio_clip: Clip range epsilon of the probability ratio.
         linear_lr_schedule: Decay learning rate and ratio_clip linearly to 0 over the run.
+
+    Raises:
+        ValueError: ``minibatches`` or ``epochs`` not an integer >= 1, ``ratio_clip`` not
+            above 0, or a shared hyperparameter out of range (see :class:`PolicyGradientAlgo`).
+
+    ``minibatches`` above the samples of a batch (``T * B``, or ``B`` sequences for recurrent
+    agents) is reduced to that number at ``initialize``, with a warning naming the value used.
     """
 
     lr_scheduler: torch.optim.lr_scheduler.LambdaLR | None
@@ -75,9 +84,9 @@ class PPO(PolicyGradientAlgo):
             gae_lambda=gae_lambda,
             normalize_advantage=normalize_advantage,
         )
-        self.minibatches = minibatches
-        self.epochs = epochs
-        self.ratio_clip = ratio_clip
+        self.minibatches = check_number("PPO", "minibatches", minibatches, low=1, integer=True)
+        self.epochs = check_number("PPO", "epochs", epochs, low=1, integer=True)
+        self.ratio_clip = check_number("PPO", "ratio_clip", ratio_clip, low=0, low_open=True)
         self._initial_ratio_clip = ratio_clip
         self.linear_lr_schedule = linear_lr_schedule
 
@@ -96,13 +105,33 @@ class PPO(PolicyGradientAlgo):
         A gradient step takes ``T * B / minibatches`` samples (``batch_size``).
         """
         super().initialize(agent, n_itr, batch_spec, mid_batch_reset, examples, world_size, rank)
-        self._batch_size = batch_spec.size // self.minibatches
+        self._n_minibatches = self._minibatches_used(batch_spec)
+        self._batch_size = batch_spec.size // self._n_minibatches
         self.lr_scheduler = None
         if self.linear_lr_schedule:
             n_itr = max(1, self.n_itr)
             self.lr_scheduler = torch.optim.lr_scheduler.LambdaLR(
                 self.optimizer, lr_lambda=lambda itr: (n_itr - itr) / n_itr
             )
+
+    def _minibatches_used(self, batch_spec: BatchSpec) -> int:
+        """``minibatches``, or the number of samples where it asks for more (with a warning).
+
+        A minibatch holds at least one sample (one sequence for recurrent agents), so a batch
+        of ``n`` samples makes at most ``n`` minibatches; more would be empty (rlpyt then failed
+        inside ``range``). The warning, once per ``initialize``, says what is used.
+        """
+        n_samples = batch_spec.B if self.agent.recurrent else batch_spec.size
+        if self.minibatches <= n_samples:
+            return self.minibatches
+        unit = "sequences" if self.agent.recurrent else "samples"
+        warnings.warn(
+            f"PPO: minibatches={self.minibatches} exceeds the {n_samples} {unit} of a batch "
+            f"(batch_T={batch_spec.T}, batch_B={batch_spec.B}); using minibatches={n_samples} "
+            f"of 1 {unit[:-1]} each. Pass minibatches <= {n_samples} to silence this.",
+            stacklevel=2,
+        )
+        return n_samples
 
     def optimize_agent(
         self, itr: int, samples: Samples | None = None, sampler_itr: int | None = None
@@ -143,7 +172,7 @@ class PPO(PolicyGradientAlgo):
         matter). Recurrent: minibatches are shuffled whole sequences ``[T, mb]``.
         """
         n_samples = loss_inputs.return_.shape[1 if self.agent.recurrent else 0]
-        mb_size = max(1, n_samples // self.minibatches)
+        mb_size = max(1, n_samples // self._n_minibatches)
         if mb_size == n_samples:
             yield loss_inputs, init_rnn_state
             return

@@ -38,6 +38,7 @@ from rlpyt.samplers.evaluation import select_unbiased
 from rlpyt.samplers.noise import SamplingNoise
 from rlpyt.samplers.parallel.worker import GET_STATE, NO_STATE_OP, SET_STATE, sampling_process
 from rlpyt.samplers.parallel.worker_group import WorkerGroup
+from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.launching.affinity import validate_affinity
 from rlpyt.utils.launching.cpus import allowed_cpus
@@ -104,7 +105,11 @@ class ParallelSamplerBase(BaseSampler):
         if start_method is not None and start_method not in START_METHODS:
             raise ValueError(f"start_method must be one of {START_METHODS} or None.")
         self.start_method = start_method
-        self.worker_timeout = float(worker_timeout)
+        self.worker_timeout = float(
+            check_number(
+                type(self).__name__, "worker_timeout", worker_timeout, low=0, low_open=True
+            )
+        )
         self.workers: WorkerGroup | None = None  # set when the workers start
         self._shut_down = False
 
