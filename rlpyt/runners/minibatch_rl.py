@@ -13,7 +13,6 @@ in this process. The measuring lives in :mod:`rlpyt.runners.diagnostics`.
 from __future__ import annotations
 
 import math
-import numbers
 import time
 from collections.abc import Iterator
 
@@ -32,6 +31,7 @@ from rlpyt.runners.snapshot import (
     restore_components,
     snapshot_to_resume,
 )
+from rlpyt.utils.checks import check_number
 from rlpyt.utils.launching.affinity import set_cpu_affinity
 from rlpyt.utils.logging import logger
 from rlpyt.utils.seed import make_seed, set_seed
@@ -54,6 +54,7 @@ class MinibatchRlBase(BaseRunner):
 
     Raises:
         ValueError: ``n_steps`` or ``log_interval_steps`` is not a finite number >= 1.
+        TypeError: either is not a number.
     """
 
     log_traj_window: int | None = None  # training TrajInfos kept for logging (None: all)
@@ -73,11 +74,11 @@ class MinibatchRlBase(BaseRunner):
         self.agent = agent
         self.sampler = sampler
         runner = type(self).__name__
-        self.n_steps = checked_count(runner, "n_steps", n_steps, "total env steps, e.g. 1e6")
+        self.n_steps = int(check_number(runner, "n_steps", n_steps, low=1))
         self.seed = seed
         self.affinity = dict() if affinity is None else affinity
-        self.log_interval_steps = checked_count(
-            runner, "log_interval_steps", log_interval_steps, "env steps between logs, e.g. 1e4"
+        self.log_interval_steps = int(
+            check_number(runner, "log_interval_steps", log_interval_steps, low=1)
         )
         self.rank = 0
         self.world_size = 1
@@ -381,12 +382,8 @@ class MinibatchRl(MinibatchRlBase):
         log_traj_window: int = 100,
     ):
         super().__init__(algo, agent, sampler, n_steps, seed, affinity, log_interval_steps)
-        self.log_traj_window = checked_count(
-            type(self).__name__,
-            "log_traj_window",
-            log_traj_window,
-            "trajectories summarised at each log point, default 100",
-            minimum=0,
+        self.log_traj_window = check_number(
+            type(self).__name__, "log_traj_window", log_traj_window, low=0, integer=True
         )
 
     def runner_columns(self, traj_infos: list[TrajInfo] | None) -> Row:
@@ -425,28 +422,6 @@ class MinibatchRlEval(MinibatchRlBase):
     def runner_columns(self, traj_infos: list[TrajInfo] | None) -> Row:
         """``StepsInEval``, ``TrajsInEval``, ``CumEvalTime`` and ``CumTrainTime``."""
         return self.diagnostics.eval_columns(traj_infos or [])
-
-
-def checked_count(runner: str, keyword: str, value: float, meaning: str, minimum: int = 1) -> int:
-    """``value`` as an int, or a ValueError naming the keyword, the value and the valid range.
-
-    rlpyt accepted ``n_steps=0`` or ``log_interval_steps=-1`` and trained anyway (one iteration,
-    a log at every iteration); a runner's counts are checked at construction instead.
-
-    Args:
-        runner: The runner's class name, for the message.
-        keyword: The constructor keyword.
-        value: What the user passed (floats like ``1e6`` accepted).
-        meaning: What the keyword counts, for the message.
-        minimum: The smallest valid value.
-    """
-    valid = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if not (valid and math.isfinite(value) and value >= minimum):
-        raise ValueError(
-            f"{runner}({keyword}={value!r}): {keyword} must be a finite number >= {minimum} "
-            f"({meaning})."
-        )
-    return int(value)
 
 
 def _cpu_affinity() -> list[int] | str:

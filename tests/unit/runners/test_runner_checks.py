@@ -35,15 +35,16 @@ def build(RunnerCls=MinibatchRl, **runner_kwargs):
     ],
 )
 def test_invalid_step_counts_fail_at_construction(RunnerCls, keyword, value):
-    with pytest.raises(ValueError) as error:
+    error_type = TypeError if isinstance(value, str) else ValueError
+    with pytest.raises(error_type) as error:
         build(RunnerCls, **{keyword: value})
     message = str(error.value)
-    assert f"{RunnerCls.__name__}({keyword}={value!r})" in message
-    assert f"{keyword} must be a finite number >= 1" in message
+    assert f"{RunnerCls.__name__}: {keyword}={value!r}" in message
+    assert "must be a number >= 1" in message
 
 
 def test_a_negative_trajectory_window_fails_at_construction():
-    with pytest.raises(ValueError, match=r"MinibatchRl\(log_traj_window=-5\): .* >= 0"):
+    with pytest.raises(ValueError, match=r"MinibatchRl: log_traj_window=-5 .* integer >= 0"):
         build(log_traj_window=-5)
 
 
