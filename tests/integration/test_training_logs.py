@@ -6,6 +6,8 @@ import math
 import os
 import subprocess
 
+import pytest
+
 from rlpyt.agents.pg.classic import ClassicFfAgent
 from rlpyt.algos.pg.ppo import PPO
 from rlpyt.envs.gym import make as gym_make
@@ -35,7 +37,7 @@ STATS = ("Average", "Std", "Median", "Min", "Max")
 CONFIG = dict(seed=3, algo=dict(learning_rate=1e-3), sampler=dict(batch_T=16, batch_B=4))
 
 
-def train(tmp_path, RunnerCls, **sampler_kwargs):
+def train(tmp_path, RunnerCls, use_summary_writer=False, **sampler_kwargs):
     sampler = SerialSampler(
         EnvCls=gym_make,
         env_kwargs=dict(id="CartPole-v1"),
@@ -51,7 +53,14 @@ def train(tmp_path, RunnerCls, **sampler_kwargs):
         log_interval_steps=128,
         seed=3,
     )
-    with logger_context(str(tmp_path / "logs"), 0, "ppo", CONFIG, override_prefix=True) as d:
+    with logger_context(
+        str(tmp_path / "logs"),
+        0,
+        "ppo",
+        CONFIG,
+        override_prefix=True,
+        use_summary_writer=use_summary_writer,
+    ) as d:
         runner.train()
     with open(os.path.join(d, "progress.csv"), newline="") as f:
         rows = list(csv.DictReader(f))
@@ -89,6 +98,23 @@ def test_minibatch_rl_columns_and_files(tmp_path):
     assert params["algo"]["learning_rate"] == 1e-3
     assert os.path.isfile(os.path.join(run_dir, "variant.json"))
     assert os.path.isfile(os.path.join(run_dir, "debug.log"))
+
+
+def test_tensorboard_keeps_the_csv_columns_and_steps_by_env_steps(tmp_path):
+    pytest.importorskip("tensorboard", reason="the tensorboard extra is not installed")
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    _, rows_off = train(tmp_path / "off", MinibatchRl)
+    run_dir, rows_on = train(tmp_path / "on", MinibatchRl, use_summary_writer=True)
+    assert list(rows_on[0]) == list(rows_off[0])  # ReturnAverage, never Return/Average
+    assert "ReturnAverage" in rows_on[0]
+    events = EventAccumulator(run_dir)
+    events.Reload()
+    tags = events.Tags()["scalars"]
+    assert "Return/Average" in tags and "ReturnAverage" not in tags
+    assert [e.step for e in events.Scalars("Return/Average")] == [128, 256]  # CumSteps, not itr
+    iterations = events.Scalars("Diagnostics/Iteration")
+    assert [(e.step, e.value) for e in iterations] == [(128, 1.0), (256, 3.0)]
 
 
 def test_minibatch_rl_eval_logs_a_row_before_training(tmp_path):

@@ -20,6 +20,7 @@ into place, so a crash never leaves a torn snapshot.
 from __future__ import annotations
 
 import datetime
+import math
 import os
 import shutil
 import sys
@@ -37,6 +38,8 @@ from rlpyt.utils.logging.tabular_csv import TabularCsv, drop_rows_after_in_file
 
 SNAPSHOT_MODES = ("none", "last", "all", "gap", "last+gap")
 MISC_STAT_NAMES = ("Average", "Std", "Median", "Min", "Max")
+TENSORBOARD_STEP_KEY = "Diagnostics/CumSteps"
+"""The column whose value, when a row records it, is that row's TensorBoard step (env steps)."""
 
 
 @dataclass
@@ -44,6 +47,10 @@ class _LoggerState:
     prefixes: list[str] = field(default_factory=list)
     tabular_prefixes: list[str] = field(default_factory=list)
     tabular: dict[str, str] = field(default_factory=dict)  # key -> formatted value, in order
+    tabular_scalars: dict[str, tuple[str, float]] = field(
+        default_factory=dict
+    )  # key -> TB tag, number
+    stat_tags: dict[str, str] = field(default_factory=dict)  # "ReturnAverage" -> "Return/Average"
     text_files: dict[str, TextIO] = field(default_factory=dict)
     tabular_files: dict[str, TabularCsv] = field(default_factory=dict)
     held_tabular_files: dict[str, TabularCsv] = field(default_factory=dict)
@@ -265,22 +272,24 @@ def record_tabular(key: str, val: Any) -> None:
 
     The key gets the pushed tabular prefixes. Recording a key twice before a dump keeps the
     last value at the first position. ``None`` and blank values are written ``nan``, booleans
-    ``1``/``0``, one-element tensors and arrays as their number.
+    ``1``/``0``, one-element tensors and arrays as their number. Numeric values also go to the
+    TensorBoard writer at the dump, under :func:`tensorboard_tag` of the key.
     """
-    key = "".join(_state.tabular_prefixes) + str(key)
-    _state.tabular[key] = _format_value(val)
-    writer = _state.tf_summary_writer
+    prefixes = "".join(_state.tabular_prefixes)
+    column = prefixes + str(key)
+    _state.tabular[column] = _format_value(val)
     scalar = _as_scalar(val)
-    if writer is not None and scalar is not None:
-        writer.add_scalar(key, scalar, _state.iteration)
+    _state.tabular_scalars.pop(column, None)
+    if scalar is not None:
+        _state.tabular_scalars[column] = (prefixes + tensorboard_tag(str(key)), scalar)
 
 
 def record_tabular_misc_stat(key: str, values: Sequence[float], placement: str = "back") -> None:
     """Records the Average, Std (population), Median, Min and Max of ``values``.
 
-    Keys are ``<key>Average`` ... (placement "back"; ``<key>/Average`` while a TensorBoard
-    writer is set, which groups them there) or ``Average<key>`` ... (placement "front").
-    An empty ``values`` records five ``nan``.
+    Columns are ``<key>Average`` ... (placement "back") or ``Average<key>`` ... (placement
+    "front"), with or without a TensorBoard writer; TensorBoard groups the "back" ones as
+    ``<key>/Average`` ... (see :func:`tensorboard_tag`). An empty ``values`` records five ``nan``.
 
     Args:
         key: the name of the quantity, e.g. ``"Return"``.
@@ -296,6 +305,9 @@ def misc_stat_columns(
 ) -> dict[str, float]:
     """The five columns :func:`record_tabular_misc_stat` records, without recording them.
 
+    The names are the same whether a TensorBoard writer is set or not (``ReturnAverage``);
+    the logger remembers each "back" column's TensorBoard tag (``Return/Average``).
+
     Args: as :func:`record_tabular_misc_stat`.
 
     Returns:
@@ -303,12 +315,23 @@ def misc_stat_columns(
     """
     if placement not in ("back", "front"):
         raise ValueError(f"placement must be 'back' or 'front', not {placement!r}.")
-    if placement == "front":
-        head, tail = "", key
-    else:
-        head, tail = key + ("/" if _state.tf_summary_writer is not None else ""), ""
-    stats = misc_stats(values)
-    return {head + name + tail: value for name, value in zip(MISC_STAT_NAMES, stats, strict=True)}
+    columns = {}
+    for name, value in zip(MISC_STAT_NAMES, misc_stats(values), strict=True):
+        column = name + key if placement == "front" else key + name
+        if placement == "back":
+            _state.stat_tags[column] = f"{key}/{name}"
+        columns[column] = value
+    return columns
+
+
+def tensorboard_tag(key: str) -> str:
+    """The TensorBoard tag of a tabular key (before the tabular prefixes are added).
+
+    A "back" statistics column made by :func:`misc_stat_columns` is grouped by its quantity,
+    ``ReturnAverage`` -> ``Return/Average``; every other key is its own tag. This is the one
+    place where CSV columns and TensorBoard tags are related.
+    """
+    return _state.stat_tags.get(key, key)
 
 
 def misc_stats(values: Sequence[float]) -> tuple[float, float, float, float, float]:
@@ -337,6 +360,8 @@ def dump_tabular(with_prefix: bool = True, write_header: bool | None = None) -> 
             header is written when a file is new or gains keys.
     """
     recorded, _state.tabular = _state.tabular, {}
+    scalars, _state.tabular_scalars = _state.tabular_scalars, {}
+    _write_tensorboard(scalars)
     if _state.disabled or not recorded:
         return
     lines = _format_table(recorded)
@@ -349,6 +374,22 @@ def dump_tabular(with_prefix: bool = True, write_header: bool | None = None) -> 
     if not _state.tabular_disabled:
         for csv_file in _state.tabular_files.values():
             csv_file.write_row(recorded, write_header=write_header)
+
+
+def _write_tensorboard(scalars: dict[str, tuple[str, float]]) -> None:
+    """Writes one row's numbers to the TensorBoard writer, if one is set.
+
+    The step is the row's env steps (:data:`TENSORBOARD_STEP_KEY`) when the row records them,
+    so curves of runs with different batch sizes line up; otherwise the iteration set with
+    :func:`set_iteration`.
+    """
+    writer = _state.tf_summary_writer
+    if writer is None or not scalars:
+        return
+    _, step_value = scalars.get(TENSORBOARD_STEP_KEY, ("", math.nan))
+    step = _state.iteration if math.isnan(step_value) else int(step_value)
+    for tag, scalar in scalars.values():
+        writer.add_scalar(tag, scalar, step)
 
 
 def _unwrap(val: Any) -> Any:
@@ -501,10 +542,10 @@ def get_tf_summary_dir() -> str | None:
 
 
 def set_iteration(iteration: int) -> None:
-    """Sets the step at which TensorBoard scalars are written."""
+    """Sets the TensorBoard step of rows that record no ``Diagnostics/CumSteps`` (env steps)."""
     _state.iteration = int(iteration)
 
 
 def get_iteration() -> int:
-    """The TensorBoard step."""
+    """The iteration set with :func:`set_iteration` (TensorBoard step of rows without CumSteps)."""
     return _state.iteration

@@ -194,7 +194,7 @@ def test_summary_writer_writes_events(tmp_path, capsys):
     assert [(e.step, e.value) for e in events.Scalars("Loss")] == [(0, 0.0), (1, 2.0), (2, 4.0)]
     assert [e.value for e in events.Scalars("Return/Average")] == [1.0, 2.0, 3.0]
     with open(os.path.join(exp_dir, "progress.csv")) as f:
-        assert f.readline().strip().split(",")[:3] == ["Loss", "Return/Average", "Return/Std"]
+        assert f.readline().strip().split(",")[:3] == ["Loss", "ReturnAverage", "ReturnStd"]
 
 
 def test_add_exp_param_updates_both_params_files(tmp_path, capsys):

@@ -99,10 +99,11 @@ def test_statistics_are_named_as_the_logger_names_them(writer):
     try:
         values = [1.0, 2.0, 4.0]
         columns = logger.misc_stat_columns("Return", values)
-        sep = "/" if writer is not None else ""
-        assert list(columns) == [f"Return{sep}{name}" for name in logger.MISC_STAT_NAMES]
+        # The same CSV columns with TensorBoard on; only its tags are grouped ("Return/Std").
+        assert list(columns) == [f"Return{name}" for name in logger.MISC_STAT_NAMES]
         assert list(columns.values()) == list(logger.misc_stats(values))
-        assert columns[f"Return{sep}Std"] == pytest.approx(np.std(values))
+        assert columns["ReturnStd"] == pytest.approx(np.std(values))
+        assert logger.tensorboard_tag("ReturnStd") == "Return/Std"
     finally:
         logger.set_tf_summary_writer(None)
 
