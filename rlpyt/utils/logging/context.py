@@ -23,7 +23,6 @@ import math
 import os
 import re
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from rlpyt.utils.logging import logger
+from rlpyt.utils.logging.atomic import atomic_write
 
 # Key in params.json -> distribution name whose version is recorded.
 PACKAGE_DISTRIBUTIONS = {
@@ -387,16 +387,11 @@ def _write_params(exp_dir: str, params: dict[str, Any], keep_existing: bool) -> 
 
 
 def _write_json(path: str, data: Any) -> None:
-    fd, tmp_path = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=2)
-            f.write("\n")
-        os.replace(tmp_path, path)
-    except BaseException:
-        if os.path.exists(tmp_path):
-            os.remove(tmp_path)
-        raise
+    def dump(f: Any) -> None:
+        json.dump(data, f, indent=2)
+        f.write("\n")
+
+    atomic_write(path, dump, text=True)
 
 
 def add_exp_param(
