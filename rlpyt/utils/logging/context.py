@@ -394,6 +394,37 @@ def _write_json(path: str, data: Any) -> None:
     atomic_write(path, dump, text=True)
 
 
+def record_resolved_config(resolved: dict[str, Any]) -> str | None:
+    """Adds the run's resolved configuration to params.json of the open run folder.
+
+    The runner calls it at start-up (see :mod:`rlpyt.runners.config_record`). It goes under
+    the one key ``"resolved"``; the keys written by ``logger_context`` stay as they are.
+    Only params.json gets it: viskit and ``rlpyt.plot`` read variant.json, where per-run values
+    such as the seed would otherwise split the runs of one setting into separate curves. A
+    resumed run keeps the section its first start recorded (its seed and settings made the
+    snapshot the run continues from).
+
+    Args:
+        resolved: JSON-safe dict (classes as ``"module.qualname"``).
+
+    Returns:
+        The params.json path written, or None: outside a ``logger_context`` nothing is written.
+    """
+    run = active_run()
+    if run is None:
+        return None
+    path = os.path.join(run.path, "params.json")
+    params: dict[str, Any] = {}
+    if os.path.isfile(path):
+        with open(path) as f:
+            params = json.load(f)
+    if run.resume and "resolved" in params:
+        return path
+    params["resolved"] = resolved
+    _write_json(path, params)
+    return path
+
+
 def add_exp_param(
     param_name: str, param_val: Any, exp_dir: str | None = None, overwrite: bool = False
 ) -> list[str]:
