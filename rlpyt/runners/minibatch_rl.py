@@ -22,6 +22,7 @@ import torch
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.protocols import Agent, Algorithm, Sampler
 from rlpyt.runners.base import BaseRunner
+from rlpyt.runners.config_record import resolved_config
 from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
 from rlpyt.runners.snapshot import (
     check_resumable,
@@ -34,6 +35,7 @@ from rlpyt.runners.snapshot import (
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.launching.affinity import set_cpu_affinity
 from rlpyt.utils.logging import logger
+from rlpyt.utils.logging.context import record_resolved_config
 from rlpyt.utils.seed import make_seed, set_seed
 
 
@@ -240,7 +242,12 @@ class MinibatchRlBase(BaseRunner):
             rank=self.rank,
         )
         self.initialize_logging()
+        self.record_config()
         return n_itr
+
+    def record_config(self) -> None:
+        """Hook: add the resolved configuration to the run folder's params.json (if any)."""
+        record_resolved_config(resolved_config(self))
 
     def _set_master_affinity(self) -> None:
         master_cpus = self.affinity.get("master_cpus")

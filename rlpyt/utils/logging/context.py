@@ -23,7 +23,6 @@ import math
 import os
 import re
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from rlpyt.utils.logging import logger
+from rlpyt.utils.logging.atomic import atomic_write
 
 # Key in params.json -> distribution name whose version is recorded.
 PACKAGE_DISTRIBUTIONS = {
@@ -387,16 +387,42 @@ def _write_params(exp_dir: str, params: dict[str, Any], keep_existing: bool) -> 
 
 
 def _write_json(path: str, data: Any) -> None:
-    fd, tmp_path = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=2)
-            f.write("\n")
-        os.replace(tmp_path, path)
-    except BaseException:
-        if os.path.exists(tmp_path):
-            os.remove(tmp_path)
-        raise
+    def dump(f: Any) -> None:
+        json.dump(data, f, indent=2)
+        f.write("\n")
+
+    atomic_write(path, dump, text=True)
+
+
+def record_resolved_config(resolved: dict[str, Any]) -> str | None:
+    """Adds the run's resolved configuration to params.json of the open run folder.
+
+    The runner calls it at start-up (see :mod:`rlpyt.runners.config_record`). It goes under
+    the one key ``"resolved"``; the keys written by ``logger_context`` stay as they are.
+    Only params.json gets it: viskit and ``rlpyt.plot`` read variant.json, where per-run values
+    such as the seed would otherwise split the runs of one setting into separate curves. A
+    resumed run keeps the section its first start recorded (its seed and settings made the
+    snapshot the run continues from).
+
+    Args:
+        resolved: JSON-safe dict (classes as ``"module.qualname"``).
+
+    Returns:
+        The params.json path written, or None: outside a ``logger_context`` nothing is written.
+    """
+    run = active_run()
+    if run is None:
+        return None
+    path = os.path.join(run.path, "params.json")
+    params: dict[str, Any] = {}
+    if os.path.isfile(path):
+        with open(path) as f:
+            params = json.load(f)
+    if run.resume and "resolved" in params:
+        return path
+    params["resolved"] = resolved
+    _write_json(path, params)
+    return path
 
 
 def add_exp_param(

@@ -20,11 +20,11 @@ into place, so a crash never leaves a torn snapshot.
 from __future__ import annotations
 
 import datetime
+import functools
 import math
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -33,6 +33,7 @@ from typing import Any, TextIO
 import numpy as np
 import torch
 
+from rlpyt.utils.logging.atomic import atomic_write
 from rlpyt.utils.logging.console import colorize, mkdir_p
 from rlpyt.utils.logging.tabular_csv import TabularCsv, drop_rows_after_in_file
 
@@ -497,25 +498,10 @@ def save_itr_params(itr: int, params: Any) -> None:
     names = snapshot_file_names(itr, _state.snapshot_mode, _state.snapshot_gap)
     paths = [os.path.join(_state.snapshot_dir, name) for name in names]
     if paths:
-        _atomic_write(paths[0], lambda f: torch.save(params, f))
+        atomic_write(paths[0], lambda f: torch.save(params, f))
     for path in paths[1:]:
         with open(paths[0], "rb") as source:
-            _atomic_write(path, lambda f, source=source: shutil.copyfileobj(source, f))
-
-
-def _atomic_write(path: str, write: Any) -> None:
-    """Calls ``write(file)`` on a temporary file beside ``path``, then renames it to ``path``."""
-    fd, tmp_path = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp_path, path)
-    except BaseException:
-        if os.path.exists(tmp_path):
-            os.remove(tmp_path)
-        raise
+            atomic_write(path, functools.partial(shutil.copyfileobj, source))
 
 
 # -- TensorBoard --------------------------------------------------------------------------------

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import csv
 import os
-import tempfile
+from typing import Any
 
+from rlpyt.utils.logging.atomic import atomic_write
 from rlpyt.utils.logging.console import mkdir_p
 
 MISSING = "nan"
@@ -48,20 +49,15 @@ def write_table(path: str, header: list[str], rows: list[list[str]]) -> None:
         header: column names.
         rows: rows of cells; short rows are padded with ``nan``, blank cells become ``nan``.
     """
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp_path = tempfile.mkstemp(dir=folder, prefix=".progress-", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as f:
-            writer = csv.writer(f, lineterminator="\n")
-            writer.writerow(header)
-            for row in rows:
-                cells = [cell if cell != "" else MISSING for cell in row[: len(header)]]
-                writer.writerow(cells + [MISSING] * (len(header) - len(cells)))
-        os.replace(tmp_path, path)
-    except BaseException:
-        if os.path.exists(tmp_path):
-            os.remove(tmp_path)
-        raise
+
+    def write_rows(f: Any) -> None:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(header)
+        for row in rows:
+            cells = [cell if cell != "" else MISSING for cell in row[: len(header)]]
+            writer.writerow(cells + [MISSING] * (len(header) - len(cells)))
+
+    atomic_write(path, write_rows, text=True)
 
 
 def drop_rows_after_in_file(path: str, iteration: float, key: str) -> int:
