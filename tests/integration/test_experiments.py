@@ -205,5 +205,6 @@ def test_demo_sweeps_plots_and_says_where(tmp_path, monkeypatch, capfd):
             assert f"lr_{lr:g}/run_{i}: started" in out and f"lr_{lr:g}/run_{i}: done" in out
             assert f"console output in {console}" in out
             assert "ReturnAverage" in console.read_text()
+            assert f"| CartPole-v1 lr_{lr:g}/run_{i} " in console.read_text()  # Not _0 for all.
     assert len(out.splitlines()) <= 4 * 2 + 4 * 10 + 2  # Start, progress, end; the summary.
     assert "console.log" in text
