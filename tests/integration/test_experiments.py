@@ -175,7 +175,7 @@ def test_train_script_runs_through_the_command_line(tmp_path):
     assert params["name"] == "CartPole-v1"
 
 
-def test_demo_sweeps_plots_and_says_where(tmp_path, monkeypatch):
+def test_demo_sweeps_plots_and_says_where(tmp_path, monkeypatch, capfd):
     pytest.importorskip("matplotlib")
     from rlpyt.plot import load_runs, make_curves
 
@@ -195,3 +195,16 @@ def test_demo_sweeps_plots_and_says_where(tmp_path, monkeypatch):
     ]
     text = demo.where_text(exp_dir, png)
     assert f"python viskit/frontend.py {exp_dir}" in text and png in text
+    # Issue 11 item 10: four runs' tables went to the terminal, interleaved, all prefixed
+    # CartPole-v1_0; now each run's are in its console.log, a few lines per run on the terminal.
+    out, err = capfd.readouterr()
+    assert "ReturnAverage " not in err and "CartPole-v1_" not in out + err
+    for lr in demo.LEARNING_RATES:
+        for i in range(2):
+            console = Path(exp_dir, f"lr_{lr:g}", f"run_{i}", "console.log")
+            assert f"lr_{lr:g}/run_{i}: started" in out and f"lr_{lr:g}/run_{i}: done" in out
+            assert f"console output in {console}" in out
+            assert "ReturnAverage" in console.read_text()
+            assert f"| CartPole-v1 lr_{lr:g}/run_{i} " in console.read_text()  # Not _0 for all.
+    assert len(out.splitlines()) <= 4 * 2 + 4 * 10 + 2  # Start, progress, end; the summary.
+    assert "console.log" in text

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -156,3 +157,61 @@ def test_impossible_affinity_fails_before_any_folder_is_made(tmp_path, monkeypat
             TRAIN_RECORD, "4cpu_0gpu_1cpr_0hto", "x", 1, [{}], ["a"], root_log_dir=str(tmp_path)
         )
     assert list(tmp_path.iterdir()) == []
+
+
+TRAIN_PROGRESS = str(SCRIPTS / "train_progress.py")
+
+
+def sweep_of_two(tmp_path, exit_codes, **kwargs):
+    code = encode_affinity(n_cpu_core=2, hyperthread_offset=0, n_socket=1, set_affinity=False)
+    level = VariantLevel(
+        [("algo", "learning_rate"), ("exit_code",)],
+        [(0.1, exit_codes[0]), (0.2, exit_codes[1])],
+        ["lr_0.1", "lr_0.2"],
+    )
+    variants, log_dirs = make_variants(level)
+    return run_experiments(
+        TRAIN_PROGRESS, code, "quiet", 1, variants, log_dirs, common_args=("default",),
+        root_log_dir=str(tmp_path), poll_interval=0.05, **kwargs,
+    )  # fmt: skip
+
+
+def test_sweep_runs_write_to_their_folders_and_terminal_shows_a_line_per_run(tmp_path, capfd):
+    """Issue 11 item 10: the runs' tables went to the terminal, interleaved (5,600 lines)."""
+    with pytest.warns(RuntimeWarning, match=r"1 of 2 runs failed:\n  exit code 4: .*log: .*"):
+        summary = sweep_of_two(tmp_path, (0, 4), progress_interval=0.1)
+
+    out, err = capfd.readouterr()
+    assert "TABLE-ROW" not in out + err and "TRACEBACK-LIKE" not in out + err
+    ok, bad = (Path(summary.exp_dir, d, "run_0", "console.log") for d in ("lr_0.1", "lr_0.2"))
+    assert [r.console_log for r in summary.runs] == [str(ok), str(bad)]
+    assert ok.read_text().count("TABLE-ROW") == 3 and "TRACEBACK-LIKE" in bad.read_text()
+    assert f"[1/2] lr_0.1/run_0: started (slot 0), console output in {ok}" in out
+    assert f"[2/2] lr_0.2/run_0: started (slot 1), console output in {bad}" in out
+    assert "lr_0.1/run_0: done, 1536 steps, ReturnAverage 30.1" in out
+    assert f"lr_0.2/run_0: FAILED (exit code 4), 1536 steps, ReturnAverage 30.2; see {bad}" in out
+    # Progress lines: rows come 0.3 s apart, the launcher reads every 0.1 s (when not starved).
+    assert re.search(r"lr_0.[12]/run_0: (512|1024) steps, ReturnAverage [12]0.[12]\n", out)
+    assert len(out.splitlines()) < 20
+
+
+def test_runs_to_files_false_keeps_rlpyts_shared_terminal(tmp_path, capfd):
+    summary = sweep_of_two(tmp_path, (0, 0), runs_to_files=False)
+
+    out, _ = capfd.readouterr()
+    assert out.count("TABLE-ROW") == 6 and "started (slot" not in out
+    assert summary.failed == [] and all(r.console_log is None for r in summary.runs)
+    assert not list(Path(summary.exp_dir).rglob("console.log"))
+
+
+def test_latest_progress_reads_only_complete_rows(tmp_path):
+    from rlpyt.utils.launching.exp_launcher import _latest_progress
+
+    progress = tmp_path / "progress.csv"
+    assert _latest_progress(str(tmp_path)) is None  # Not written yet.
+    progress.write_text("Diagnostics/CumSteps,ReturnAverage\n")
+    assert _latest_progress(str(tmp_path)) is None
+    progress.write_text("Diagnostics/CumSteps,ReturnAverage\n512,21.123456\n1024,4")
+    assert _latest_progress(str(tmp_path)) == ("512", "21.12")  # The partial row is skipped.
+    progress.write_text("Diagnostics/Iteration\n0\n")
+    assert _latest_progress(str(tmp_path)) is None  # Not an rlpyt table: no progress line.

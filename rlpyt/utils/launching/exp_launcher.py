@@ -6,14 +6,19 @@ each with :func:`launch_experiment` as::
 
     [taskset -c <cpus>] <python> <script> <slot_affinity_code> <log_dir> <run_ID> <*args>
 
-(the train-script command-line contract; ``run_ID`` arrives as a string). A failed run does not
-stop the sweep; failures are reported at the end. Invariant: when :func:`run_experiments`
-returns or raises (Ctrl-C, SIGTERM), none of its child processes is left running or unreaped.
+(the train-script command-line contract; ``run_ID`` arrives as a string). Each run's stdout and
+stderr go to ``<log_dir>/run_<run_ID>/console.log``; the terminal gets one line per run as it
+starts, its progress (read from its ``progress.csv``) and whether it finished or failed. A
+failed run does not stop the sweep; failures are reported at the end. Invariant: when
+:func:`run_experiments` returns or raises (Ctrl-C, SIGTERM), none of its child processes is
+left running or unreaped.
 """
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import math
 import os
 import shutil
 import signal
@@ -32,6 +37,8 @@ from rlpyt.utils.launching.variant import save_variant
 
 POLL_INTERVAL = 0.2  # Seconds between checks for a free slot (rlpyt slept 10 s).
 STOP_TIMEOUT = 10.0  # Seconds a child gets to exit after SIGINT, then again after SIGTERM.
+PROGRESS_INTERVAL = 10.0  # Seconds between a run's progress lines on the terminal.
+CONSOLE_LOG = "console.log"  # A run's stdout and stderr, in its run folder.
 
 
 @dataclasses.dataclass
@@ -43,6 +50,7 @@ class RunRecord:
     run_slot: int
     command: list[str]
     returncode: int | None = None
+    console_log: str | None = None  # The run's stdout + stderr; None: they went to the terminal.
 
 
 @dataclasses.dataclass
@@ -123,6 +131,7 @@ def launch_experiment(
     args: Sequence,
     python_executable: str | None = None,
     set_egl_device: bool = False,
+    console_log: str | None = None,
 ) -> subprocess.Popen:
     """Save ``variant`` into ``log_dir`` and start one run of ``script`` in ``run_slot``.
 
@@ -136,6 +145,8 @@ def launch_experiment(
         args: extra command-line arguments (e.g. the config key).
         python_executable: interpreter, default ``sys.executable``.
         set_egl_device: set ``EGL_DEVICE_ID`` to the run's CUDA index (headless rendering).
+        console_log: file for the run's stdout and stderr (appended to; its folder is made);
+            None (default, as rlpyt): they go to this process's terminal.
 
     Returns:
         The child process handle.
@@ -149,8 +160,14 @@ def launch_experiment(
     command = taskset_prefix(affinity) + [python_executable or sys.executable, script]
     command += [slot_code, log_dir, str(run_ID)] + [str(a) for a in args]
     save_variant(variant, log_dir)
-    _log("Launching: " + " ".join(command))
-    return subprocess.Popen(command, env=env)
+    if console_log is None:
+        _log("Launching: " + " ".join(command))
+        return subprocess.Popen(command, env=env)
+    os.makedirs(os.path.dirname(console_log) or ".", exist_ok=True)
+    with open(console_log, "ab") as output:  # The child keeps its own copy of the descriptor.
+        output.write(("Launching: " + " ".join(command) + "\n").encode())
+        output.flush()
+        return subprocess.Popen(command, env=env, stdout=output, stderr=subprocess.STDOUT)
 
 
 def run_experiments(
@@ -167,6 +184,9 @@ def run_experiments(
     poll_interval: float = POLL_INTERVAL,
     python_executable: str | None = None,
     stop_timeout: float = STOP_TIMEOUT,
+    *,
+    runs_to_files: bool = True,
+    progress_interval: float = PROGRESS_INTERVAL,
 ) -> ExperimentsSummary:
     """Run every variant ``runs_per_setting`` times, as many at once as the code has run slots.
 
@@ -193,6 +213,12 @@ def run_experiments(
         poll_interval: seconds between checks for finished runs.
         python_executable: interpreter for the runs, default ``sys.executable``.
         stop_timeout: seconds each stop signal waits before escalating.
+        runs_to_files: True (default): each run's stdout and stderr go to
+            ``<log_dir>/run_<run_ID>/console.log`` and the terminal shows one line per run at
+            start, progress lines, and one when it is done or failed (with its log's path).
+            False: rlpyt's behaviour, every run writes to this process's terminal.
+        progress_interval: seconds between a run's progress lines (steps, latest
+            ReturnAverage from its progress.csv); only with ``runs_to_files``.
 
     Returns:
         The sweep folder and one :class:`RunRecord` per run, with exit codes.
@@ -215,12 +241,14 @@ def run_experiments(
     log_exps_tree(exp_dir, log_dirs, runs_per_setting)
 
     def launch(run_slot: int, run_id: int, variant: dict, log_dir: str, args: tuple):
+        console_log = _console_log(log_dir, run_id) if runs_to_files else None
         return launch_experiment(
             script, run_slot, affinity_code, log_dir, variant, run_id, args,
             python_executable=python_executable, set_egl_device=set_egl_device,
+            console_log=console_log,
         )  # fmt: skip
 
-    sweep = _Sweep(launch, n_slots, queue, exp_dir)
+    sweep = _Sweep(launch, n_slots, queue, exp_dir, progress_interval if runs_to_files else None)
     with _sigterm_raises_system_exit():
         try:
             while sweep.step():
@@ -247,11 +275,54 @@ def _check_sweep(
     return list(runs_args)
 
 
-class _Sweep:
-    """Queue of runs over run slots; ``step`` reaps finished runs and fills free slots."""
+def _console_log(log_dir: str, run_ID: int) -> str:  # noqa: N803
+    return os.path.join(log_dir, f"run_{run_ID}", CONSOLE_LOG)
 
-    def __init__(self, launch, n_slots: int, queue: list, exp_dir: str):
+
+def _latest_progress(run_dir: str) -> tuple[str, str] | None:
+    """``(cum_steps, return_average)`` of the last complete row of ``progress.csv``, or None.
+
+    Read while the run writes it: a missing file, a partial last line or a missing column
+    just means no progress to show yet.
+    """
+    try:
+        with open(os.path.join(run_dir, "progress.csv"), encoding="utf-8", newline="") as f:
+            text = f.read()
+    except OSError:
+        return None
+    lines = text.splitlines()[: text.count("\n")]  # Only newline-terminated rows.
+    if len(lines) < 2:
+        return None
+    header, last = next(csv.reader([lines[0]])), next(csv.reader([lines[-1]]))
+    row = dict(zip(header, last, strict=False))
+    steps, value = row.get("Diagnostics/CumSteps"), row.get("ReturnAverage")
+    if steps is None or value is None:
+        return None
+    return steps, _short_number(value)
+
+
+def _short_number(text: str) -> str:
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    return f"{value:.4g}" if math.isfinite(value) else text
+
+
+class _Sweep:
+    """Queue of runs over run slots; ``step`` reaps finished runs and fills free slots.
+
+    With ``progress_interval`` set (runs write to their console.log), it also says on the
+    terminal when each run starts, how far it got (at most every ``progress_interval``
+    seconds per run) and how it ended.
+    """
+
+    def __init__(
+        self, launch, n_slots: int, queue: list, exp_dir: str, progress_interval: float | None
+    ):
         self.launch = launch
+        self.progress_interval = progress_interval
+        self.last_progress: dict[int, tuple[float, tuple[str, str] | None]] = {}
         self.slots: list[tuple[subprocess.Popen, RunRecord] | None] = [None] * n_slots
         self.queue = list(queue)
         self.total = len(queue)
@@ -265,6 +336,8 @@ class _Sweep:
                 self._finish(run_slot, entry)
             if self.slots[run_slot] is None and self.queue:
                 self._start(run_slot, *self.queue.pop(0))
+            elif self.slots[run_slot] is not None:
+                self._report_progress(run_slot)
         return any(entry is not None for entry in self.slots)
 
     def _start(self, run_slot: int, run_id: int, variant: dict, log_dir: str, args: tuple) -> None:
@@ -273,14 +346,53 @@ class _Sweep:
         self.slots[run_slot] = (proc, record)
         self.records.append(record)
         log_num_launched(self.exp_dir, len(self.records), self.total)
+        if self.progress_interval is not None:
+            record.console_log = _console_log(log_dir, run_id)
+            self.last_progress[run_slot] = (time.monotonic(), None)
+            count = f"[{len(self.records)}/{self.total}]"
+            _log(
+                f"{count} {self._label(record)}: started (slot {run_slot}), "
+                f"console output in {record.console_log}"
+            )
+
+    def _label(self, record: RunRecord) -> str:
+        """``<setting>/run_<run_ID>``, e.g. ``lr_0.001/run_0``."""
+        setting = os.path.relpath(record.log_dir, self.exp_dir).replace(os.sep, "/")
+        return f"{setting}/run_{record.run_ID}"
+
+    def _report_progress(self, run_slot: int) -> None:
+        if self.progress_interval is None:
+            return
+        _, record = self.slots[run_slot]  # type: ignore[misc]
+        last_time, last_seen = self.last_progress[run_slot]
+        if time.monotonic() - last_time < self.progress_interval:
+            return
+        progress = _latest_progress(os.path.dirname(record.console_log or ""))
+        self.last_progress[run_slot] = (time.monotonic(), progress or last_seen)
+        if progress is not None and progress != last_seen:
+            steps, value = progress
+            _log(f"{self._label(record)}: {steps} steps, ReturnAverage {value}")
 
     def _finish(self, run_slot: int, entry: tuple[subprocess.Popen, RunRecord]) -> None:
         proc, record = entry
         record.returncode = proc.returncode
         self.slots[run_slot] = None
-        if record.returncode != 0:
+        if record.console_log is not None:
+            self._report_end(record)
+        elif record.returncode != 0:
             _log(
                 f"Run failed (exit code {record.returncode}): {record.log_dir} run {record.run_ID}"
+            )
+
+    def _report_end(self, record: RunRecord) -> None:
+        progress = _latest_progress(os.path.dirname(record.console_log or ""))
+        latest = f", {progress[0]} steps, ReturnAverage {progress[1]}" if progress else ""
+        if record.returncode == 0:
+            _log(f"{self._label(record)}: done{latest}")
+        else:
+            _log(
+                f"{self._label(record)}: FAILED (exit code {record.returncode}){latest}; "
+                f"see {record.console_log}"
             )
 
     def stop(self, timeout: float) -> None:
@@ -356,6 +468,7 @@ def _report_failures(summary: ExperimentsSummary) -> None:
         return
     lines = [
         f"  exit code {r.returncode}: {r.log_dir} run_ID {r.run_ID} (slot {r.run_slot})"
+        + (f", log: {r.console_log}" if r.console_log else "")
         for r in summary.failed
     ]
     message = f"{len(summary.failed)} of {len(summary.runs)} runs failed:\n" + "\n".join(lines)

@@ -121,7 +121,9 @@ def logger_context(
     Args:
         log_dir: the folder holding the run folders of one setting.
         run_ID: the run's number (seed index) within the setting.
-        name: the experiment name; text lines are prefixed ``"<name>_<run_ID> "``.
+        name: the experiment name; text lines are prefixed ``"<name>_<run_ID> "``, or, for a
+            run of a sweep (``run_experiments``), ``"<name> <setting>/run_<run_ID> "`` (e.g.
+            ``"CartPole-v1 lr_0.001/run_0 "``), so runs of different settings differ.
         log_params: the config, saved to params.json / variant.json (the caller's dict is
             not modified). Values JSON cannot hold become their type's name; ``-inf`` becomes
             the string ``"-inf"`` (viskit cannot load it).
@@ -155,10 +157,12 @@ def logger_context(
         raise ValueError(
             f"Unknown snapshot_mode {snapshot_mode!r}; use one of {logger.SNAPSHOT_MODES}."
         )
-    params = make_run_params(log_params, name, run_ID, _experiment_name(exp_dir, log_dir, run_ID))
+    exp_name = _experiment_name(exp_dir, log_dir, run_ID)
+    params = make_run_params(log_params, name, run_ID, exp_name)
     writer = _make_summary_writer(exp_dir) if use_summary_writer else None
     discarded = _clear_run_folder(exp_dir) if overwrite else []
-    with _logger_outputs(exp_dir, f"{name}_{run_ID} ", snapshot_mode, writer, resume):
+    prefix = f"{name} {exp_name} " if _sweep_root(exp_dir) else f"{name}_{run_ID} "
+    with _logger_outputs(exp_dir, prefix, snapshot_mode, writer, resume):
         if notice:
             logger.log(notice)
         if discarded:
@@ -279,6 +283,19 @@ def _make_summary_writer(exp_dir: str) -> Any:
     return SummaryWriter(exp_dir)
 
 
+def _sweep_root(exp_dir: str) -> str | None:
+    """The nearest folder above ``exp_dir`` holding ``experiments_tree.txt``, or None."""
+    folder = os.path.dirname(exp_dir)
+    for _ in range(_MARKER_SEARCH_LEVELS):
+        if os.path.isfile(os.path.join(folder, EXPERIMENT_MARKER)):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return None
+
+
 def _experiment_name(exp_dir: str, log_dir: str, run_ID: int | str) -> str:  # noqa: N803
     """The run's label for viskit legends and ``rlpyt.plot``.
 
@@ -286,14 +303,9 @@ def _experiment_name(exp_dir: str, log_dir: str, run_ID: int | str) -> str:  # n
     ``experiments_tree.txt``, written by ``run_experiments``), e.g. ``lr_0.001/run_0``;
     without such a root, ``<last folder of log_dir>/run_<run_ID>``.
     """
-    folder = os.path.dirname(exp_dir)
-    for _ in range(_MARKER_SEARCH_LEVELS):
-        if os.path.isfile(os.path.join(folder, EXPERIMENT_MARKER)):
-            return os.path.relpath(exp_dir, folder).replace(os.sep, "/")
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            break
-        folder = parent
+    root = _sweep_root(exp_dir)
+    if root is not None:
+        return os.path.relpath(exp_dir, root).replace(os.sep, "/")
     setting = os.path.basename(os.path.normpath(log_dir))
     return f"{setting}/run_{run_ID}" if setting not in ("", ".", "..", os.sep) else f"run_{run_ID}"
 

@@ -94,6 +94,26 @@ def test_exp_name_is_path_below_the_experiment_root(tmp_path, capsys):
     assert read_json(os.path.join(exp_dir, "params.json"))["exp_name"] == "lr_0.001/batch_16/run_1"
 
 
+def test_runs_of_a_sweep_are_prefixed_with_their_setting(tmp_path, capsys):
+    """Issue 11 item 10: both learning rates of the demo printed as ``CartPole-v1_0``."""
+    (tmp_path / "experiments_tree.txt").write_text("settings: 2\n")
+    for setting in ("lr_0.0003", "lr_0.001"):
+        with logger_context(str(tmp_path / setting), 0, "CartPole-v1", {}):
+            logger.log("hello")
+    out = capsys.readouterr().out
+    for setting in ("lr_0.0003", "lr_0.001"):
+        debug_log = (tmp_path / setting / "run_0" / "debug.log").read_text()
+        assert f"| CartPole-v1 {setting}/run_0 hello" in debug_log
+        assert f"| CartPole-v1 {setting}/run_0 hello" in out
+    assert "CartPole-v1_0" not in out
+
+
+def test_a_single_run_keeps_rlpyts_prefix(tmp_path, capsys):
+    with logger_context(str(tmp_path / "lr_0.001"), 3, "CartPole-v1", {}):
+        logger.log("hello")
+    assert "| CartPole-v1_3 hello" in capsys.readouterr().out
+
+
 def test_relative_log_dir_goes_under_log_dir_of_cwd(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert context.LOG_DIR == os.path.join(str(tmp_path), "data")

@@ -6,7 +6,9 @@ Run from the repository root (``make demo`` does)::
 
 ``run_experiments`` starts ``../train/cartpole_ppo.py`` (config "0" of
 ``rlpyt.experiments.configs.classic.pg.cartpole_ppo``) once per learning rate and run_ID, as
-many at a time as there are CPUs. Then ``rlpyt.plot.plot_runs`` draws ReturnAverage against
+many at a time as there are CPUs; each run's console output (its per-iteration tables) goes to
+its ``console.log``, and the terminal shows one line per run as it starts, progresses and ends.
+Then ``rlpyt.plot.plot_runs`` draws ReturnAverage against
 Diagnostics/CumSteps, one curve per learning rate (mean +- std over the seeds), into the
 experiment folder, and the script prints where the logs and the PNG are and how to open them
 in viskit.
@@ -78,7 +80,8 @@ def run_demo(n_steps=N_STEPS, log_interval_steps=LOG_INTERVAL_STEPS, root_log_di
 def where_text(exp_dir, png):
     """What the demo made and the commands that open it."""
     return f"""
-Logs (one folder per learning rate, run_0 and run_1 inside):
+Logs (one folder per learning rate, run_0 and run_1 inside; each run's console output,
+its per-iteration tables, is in its console.log):
     {exp_dir}
 Learning curves (ReturnAverage vs Diagnostics/CumSteps, mean ± std over seeds):
     {png}
