@@ -14,12 +14,14 @@ interface on top of gymnasium's (terminated, truncated) API:
 
 from __future__ import annotations
 
+import inspect
 import warnings
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import gymnasium
 import numpy as np
-from gymnasium.envs.registration import parse_env_id, registry
+from gymnasium.envs.registration import load_env_creator, parse_env_id, registry
 
 from rlpyt.envs.base import Env, EnvStep
 from rlpyt.envs.gym_info import EnvInfoWrapper, InfoConverter, infill_info, info_to_nt
@@ -229,5 +231,35 @@ __all__ = [
     "infill_info",
     "info_to_nt",
     "make",
+    "registered_env_creator",
     "resolve_env_id",
 ]
+
+
+def registered_env_creator(
+    EnvCls: Callable[..., Any],  # noqa: N803
+    env_kwargs: Mapping[str, Any],
+) -> tuple[Callable[..., Any], set[str], dict[str, Any]] | None:
+    """``(env constructor, make's own keywords, registered kwargs)`` for gym ids, else None.
+
+    For ``EnvCls`` = :func:`make` (or ``gymnasium.make``) with ``env_kwargs["id"]`` a registered
+    id: the class ``make`` would build, without building it (samplers check ``env_kwargs``
+    against it). None for other callables, unknown ids and envs that cannot be imported.
+    """
+    env_id = env_kwargs.get("id")
+    if EnvCls not in (make, gymnasium.make) or not isinstance(env_id, str):
+        return None
+    try:
+        with warnings.catch_warnings():  # a retired id's warning comes when the env is made
+            warnings.simplefilter("ignore")
+            spec = gymnasium.spec(resolve_env_id(env_id))
+        entry_point = spec.entry_point
+        creator = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
+    except Exception:  # noqa: BLE001 (unknown id, missing dependency: make reports it)
+        return None
+    if not callable(creator):
+        return None
+    make_keywords = set(inspect.signature(gymnasium.make).parameters) | set(
+        inspect.signature(EnvCls).parameters
+    )
+    return creator, make_keywords, dict(spec.kwargs or {})

@@ -9,13 +9,8 @@ sampler is a :class:`rlpyt.protocols.Sampler`.
 
 from __future__ import annotations
 
-import inspect
-import warnings
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
-
-import gymnasium
-from gymnasium.envs.registration import load_env_creator
 
 from rlpyt.envs import gym as rlpyt_gym
 from rlpyt.samplers.collections import BatchSpec, Samples, TrajInfo
@@ -208,34 +203,10 @@ def check_env_kwargs(
     Raises:
         TypeError: naming the keyword that does not fit.
     """
-    gym_target = _gym_env_creator(EnvCls, env_kwargs)
+    gym_target = rlpyt_gym.registered_env_creator(EnvCls, env_kwargs)
     if gym_target is None:
         check_kwargs(owner, name, EnvCls, env_kwargs)
         return
     creator, make_keywords, registered_kwargs = gym_target
     env_keywords = {key: v for key, v in env_kwargs.items() if key not in make_keywords}
     check_kwargs(owner, name, creator, {**registered_kwargs, **env_keywords})
-
-
-def _gym_env_creator(
-    EnvCls: Callable[..., Any],  # noqa: N803
-    env_kwargs: Mapping[str, Any],
-) -> tuple[Callable[..., Any], set[str], dict[str, Any]] | None:
-    """``(env constructor, make's own keywords, registered kwargs)`` for gym ids, else None."""
-    env_id = env_kwargs.get("id")
-    if EnvCls not in (rlpyt_gym.make, gymnasium.make) or not isinstance(env_id, str):
-        return None
-    try:
-        with warnings.catch_warnings():  # a retired id's warning comes when the env is made
-            warnings.simplefilter("ignore")
-            spec = gymnasium.spec(rlpyt_gym.resolve_env_id(env_id))
-        entry_point = spec.entry_point
-        creator = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
-    except Exception:  # noqa: BLE001 (unknown id, missing dependency: make reports it)
-        return None
-    if not callable(creator):
-        return None
-    make_keywords = set(inspect.signature(gymnasium.make).parameters) | set(
-        inspect.signature(EnvCls).parameters
-    )
-    return creator, make_keywords, dict(spec.kwargs or {})
