@@ -1,0 +1,160 @@
+"""CategoricalDQN (C51): distributional deep Q-learning on a fixed support of atoms.
+
+Box: Algorithm (deep Q family). Everything but the loss is DQN's: the replay, the schedules,
+the target updates. The agent (``CatDqnAgent``) outputs per-action probabilities over
+``n_atoms`` values ``z = linspace(V_min, V_max, n_atoms)``; the target distribution is the
+target network's distribution at the greedy next action, shifted and shrunk by the replayed
+return (``return_ + (1 - done_n) * target_discount * z``) and projected back onto ``z``; the
+loss is its cross-entropy with the online distribution of the replayed action.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from rlpyt.algos.dqn.dqn import DQN
+from rlpyt.utils.tensor import select_at_indexes
+
+if TYPE_CHECKING:
+    from rlpyt.protocols import Agent
+    from rlpyt.samplers.collections import BatchSpec
+    from rlpyt.utils.collections import AttrDict
+
+PROB_FLOOR = 1e-6  # probabilities are clamped here before taking logs
+
+
+class CategoricalDQN(DQN):
+    """C51 with rlpyt's keywords: ``V_min``, ``V_max``, then every :class:`DQN` keyword.
+
+    Args:
+        V_min: Lowest atom of the value support.
+        V_max: Highest atom.
+        (the rest): as :class:`DQN`, same defaults. ``delta_clip`` is unused by the loss
+            (cross-entropy) but still sets the default priority, as in rlpyt.
+
+    The TD errors logged (``tdAbsErr``) and used as priorities are the KL divergences between
+    the projected target distribution and the online one.
+    """
+
+    def __init__(  # noqa: PLR0917 (rlpyt's keywords, positional in its order)
+        self,
+        V_min: float = -10,  # noqa: N803
+        V_max: float = 10,  # noqa: N803
+        discount: float = 0.99,
+        batch_size: int = 32,
+        min_steps_learn: int = int(5e4),
+        delta_clip: float | None = 1.0,
+        replay_size: int = int(1e6),
+        replay_ratio: float = 8,
+        target_update_tau: float = 1,
+        target_update_interval: int = 312,
+        n_step_return: int = 1,
+        learning_rate: float = 2.5e-4,
+        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
+        optim_kwargs: dict[str, Any] | None = None,
+        initial_optim_state_dict: dict[str, Any] | None = None,
+        clip_grad_norm: float = 10.0,
+        eps_steps: int = int(1e6),
+        double_dqn: bool = False,
+        prioritized_replay: bool = False,
+        pri_alpha: float = 0.6,
+        pri_beta_init: float = 0.4,
+        pri_beta_final: float = 1.0,
+        pri_beta_steps: int = int(50e6),
+        default_priority: float | None = None,
+        ReplayBufferCls: type | None = None,  # noqa: N803
+        updates_per_sync: int = 1,
+        snapshot_replay: bool = False,
+    ):
+        if not V_min < V_max:
+            raise ValueError(
+                f"CategoricalDQN: V_min={V_min!r} must be below V_max={V_max!r} (the value "
+                "support runs from V_min to V_max)."
+            )
+        self.V_min, self.V_max = float(V_min), float(V_max)
+        super().__init__(
+            discount=discount,
+            batch_size=batch_size,
+            min_steps_learn=min_steps_learn,
+            delta_clip=delta_clip,
+            replay_size=replay_size,
+            replay_ratio=replay_ratio,
+            target_update_tau=target_update_tau,
+            target_update_interval=target_update_interval,
+            n_step_return=n_step_return,
+            learning_rate=learning_rate,
+            OptimCls=OptimCls,
+            optim_kwargs=optim_kwargs,
+            initial_optim_state_dict=initial_optim_state_dict,
+            clip_grad_norm=clip_grad_norm,
+            eps_steps=eps_steps,
+            double_dqn=double_dqn,
+            prioritized_replay=prioritized_replay,
+            pri_alpha=pri_alpha,
+            pri_beta_init=pri_beta_init,
+            pri_beta_final=pri_beta_final,
+            pri_beta_steps=pri_beta_steps,
+            default_priority=default_priority,
+            ReplayBufferCls=ReplayBufferCls,
+            updates_per_sync=updates_per_sync,
+            snapshot_replay=snapshot_replay,
+        )
+
+    def initialize(
+        self,
+        agent: Agent,
+        n_itr: int,
+        batch_spec: BatchSpec,
+        mid_batch_reset: bool,
+        examples: AttrDict,
+        world_size: int = 1,
+        rank: int = 0,
+    ) -> None:
+        """As :meth:`DQN.initialize`, and give the agent the value support."""
+        super().initialize(agent, n_itr, batch_spec, mid_batch_reset, examples, world_size, rank)
+        agent.give_V_min_max(self.V_min, self.V_max)  # type: ignore[attr-defined]
+
+    def loss(self, samples: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """Cross-entropy to the projected target distribution.
+
+        Returns:
+            ``(loss, kl [batch])``: the (importance-weighted) mean cross-entropy, and the KL
+            divergence of each replayed step (its priority).
+        """
+        ps = self.agent(*samples.agent_inputs)  # [batch, A, n_atoms]
+        p = select_at_indexes(samples.action, ps)  # [batch, n_atoms]
+        with torch.no_grad():
+            target_p = self.projected_target(samples, p.device)
+        log_p = p.clamp(min=PROB_FLOOR).log()
+        losses = -(target_p * log_p).sum(dim=-1)
+        if self.prioritized_replay:
+            losses = losses * samples.is_weights.to(losses.device)
+        with torch.no_grad():
+            kl = (target_p * (target_p.clamp(min=PROB_FLOOR).log() - log_p)).sum(dim=-1)
+        return losses.mean(), kl.clamp(min=0).cpu()
+
+    def projected_target(self, samples: Any, device: torch.device) -> torch.Tensor:
+        """The target distribution ``[batch, n_atoms]`` on the support ``z``.
+
+        Each target atom ``z_j`` moves to ``return_ + (1 - done_n) * target_discount * z_j``
+        (clipped to ``[V_min, V_max]``) and its probability is split between the two nearest
+        atoms of ``z`` in proportion to closeness: ``sum_j p_j * max(0, 1 - |tz_j - z_i| / dz)``.
+        """
+        target_ps = self.agent.target(*samples.target_inputs).to(device)  # [batch, A, P]
+        n_atoms = target_ps.shape[-1]
+        z = torch.linspace(self.V_min, self.V_max, n_atoms, device=device)
+        if self.double_dqn:
+            next_ps = self.agent(*samples.target_inputs).to(device)
+        else:
+            next_ps = target_ps
+        next_action = (next_ps * z).sum(dim=-1).argmax(dim=-1)
+        target_p = select_at_indexes(next_action, target_ps)  # [batch, P]
+        not_done = (~samples.done_n.to(device).bool()).to(z.dtype)
+        scale = (samples.target_discount.to(device) * not_done).unsqueeze(-1)
+        moved = (samples.return_.to(device).unsqueeze(-1) + scale * z).clamp(self.V_min, self.V_max)
+        delta_z = (self.V_max - self.V_min) / (n_atoms - 1)
+        # weights[b, i, j]: share of moved atom j that lands on atom i.
+        weights = (1 - (moved.unsqueeze(1) - z.view(1, -1, 1)).abs() / delta_z).clamp(min=0)
+        return (weights * target_p.unsqueeze(1)).sum(dim=-1)

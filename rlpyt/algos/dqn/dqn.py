@@ -1,0 +1,496 @@
+"""DQN: deep Q-learning from a replay buffer (double, dueling, prioritized, n-step).
+
+Box: Algorithm (deep Q family). The runner calls ``initialize`` once, after the sampler built
+the agent; it builds the replay buffer from the sampler's example step and the optimizer.
+Every iteration ``optimize_agent(itr, samples)`` appends the sampler's ``[T, B]`` batch to the
+replay and, from ``min_itr_learn`` on, takes ``updates_per_optimize`` gradient steps on
+minibatches drawn from it. CategoricalDQN (``cat_dqn.py``) changes only the loss.
+
+The target of a replayed step is ``y = return_ + (1 - done_n) * target_discount * Q'``, where
+the replay gives the n-step return, whether the window met a terminal, and the discount to the
+bootstrap state (``discount ** n``, or fewer steps where a time limit cut the window: a
+``timeout`` bootstraps instead of ending the return; see docs/replays.md). ``Q'`` is the target
+network's value of the bootstrap state: its max, or with ``double_dqn`` its value at the online
+network's argmax.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections import namedtuple
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+
+from rlpyt.algos.base import RlAlgorithm
+from rlpyt.algos.pg.base import make_optimizer
+from rlpyt.algos.utils import valid_from_done
+from rlpyt.utils.checks import check_number
+from rlpyt.utils.collections import namedarraytuple
+from rlpyt.utils.logging import logger
+from rlpyt.utils.tensor import select_at_indexes
+
+if TYPE_CHECKING:
+    from rlpyt.protocols import Agent
+    from rlpyt.samplers.collections import BatchSpec, Samples
+    from rlpyt.utils.collections import AttrDict
+
+OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "tdAbsErr"])
+SamplesToBuffer = namedarraytuple("SamplesToBuffer", ["observation", "action", "reward", "done"])
+SamplesToBufferTl = namedarraytuple(
+    "SamplesToBufferTl", ["observation", "action", "reward", "done", "timeout"]
+)
+
+TD_ERROR_STRIDE = 8  # OptInfo keeps every 8th TD error of a minibatch (rlpyt's choice)
+
+
+class DQN(RlAlgorithm):
+    """Deep Q-learning with rlpyt's keywords and defaults.
+
+    Args:
+        discount: Discount gamma.
+        batch_size: Replayed transitions per gradient step.
+        min_steps_learn: Env steps (over all envs) before the first gradient step.
+        delta_clip: Huber loss threshold on the TD error; None: squared error.
+        replay_size: Replay capacity in transitions.
+        replay_ratio: Replayed transitions per sampled transition: each iteration takes
+            ``max(1, round(replay_ratio * T * B / batch_size))`` gradient steps.
+        target_update_tau: 1: copy the online weights into the target network; below 1:
+            Polyak averaging with this weight.
+        target_update_interval: Gradient steps between target updates.
+        n_step_return: Rewards summed before bootstrapping.
+        learning_rate: Optimizer learning rate.
+        OptimCls: Torch optimizer class.
+        optim_kwargs: Extra optimizer keywords. An optimizer that takes ``eps`` gets
+            ``eps=0.01 / batch_size`` unless these set it (rlpyt dropped that default when the
+            scripts passed ``{}``).
+        initial_optim_state_dict: Optimizer state to start from.
+        clip_grad_norm: Max global gradient norm.
+        eps_steps: Env steps (from the start) at which epsilon reaches its final value; it
+            starts falling at ``min_steps_learn``.
+        double_dqn: Evaluate the target network at the online network's argmax.
+        prioritized_replay: Prioritized experience replay (priorities: TD errors).
+        pri_alpha: Priority exponent.
+        pri_beta_init: Importance-weight exponent when learning starts.
+        pri_beta_final: ... after ``pri_beta_steps`` env steps (linear in between).
+        pri_beta_steps: Env steps of the beta schedule.
+        default_priority: Priority of new transitions; None: ``delta_clip`` (or 1 without it).
+        ReplayBufferCls: Replay class to use instead of the one chosen from the observation
+            (frame buffer for uint8 image stacks ``[C, H, W]``, else a plain buffer).
+        updates_per_sync: Gradient steps between parameter publications (asynchronous
+            runners).
+        snapshot_replay: Put the replay's contents, cursor and priorities in every snapshot,
+            so that a resumed run continues exactly (snapshots then hold the whole replay).
+
+    Raises:
+        ValueError, TypeError: a number out of range (the message names keyword and range),
+            or a ``ReplayBufferCls`` that does not fit ``prioritized_replay``.
+    """
+
+    opt_info_fields = tuple(OptInfo._fields)
+    agent: Agent  # set by initialize
+
+    def __init__(  # noqa: PLR0917 (rlpyt's keywords, positional in its order)
+        self,
+        discount: float = 0.99,
+        batch_size: int = 32,
+        min_steps_learn: int = int(5e4),
+        delta_clip: float | None = 1.0,
+        replay_size: int = int(1e6),
+        replay_ratio: float = 8,
+        target_update_tau: float = 1,
+        target_update_interval: int = 312,
+        n_step_return: int = 1,
+        learning_rate: float = 2.5e-4,
+        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
+        optim_kwargs: dict[str, Any] | None = None,
+        initial_optim_state_dict: dict[str, Any] | None = None,
+        clip_grad_norm: float = 10.0,
+        eps_steps: int = int(1e6),
+        double_dqn: bool = False,
+        prioritized_replay: bool = False,
+        pri_alpha: float = 0.6,
+        pri_beta_init: float = 0.4,
+        pri_beta_final: float = 1.0,
+        pri_beta_steps: int = int(50e6),
+        default_priority: float | None = None,
+        ReplayBufferCls: type | None = None,  # noqa: N803
+        updates_per_sync: int = 1,
+        snapshot_replay: bool = False,
+    ):
+        owner = type(self).__name__
+        self.discount = check_number(owner, "discount", discount, low=0, high=1)
+        self._batch_size = check_number(owner, "batch_size", batch_size, low=1, integer=True)
+        self.min_steps_learn = check_number(
+            owner, "min_steps_learn", min_steps_learn, low=0, integer=True
+        )
+        if delta_clip is not None:
+            delta_clip = check_number(owner, "delta_clip", delta_clip, low=0, low_open=True)
+        self.delta_clip = delta_clip
+        self.replay_size = check_number(owner, "replay_size", replay_size, low=1, integer=True)
+        self.replay_ratio = check_number(owner, "replay_ratio", replay_ratio, low=0, low_open=True)
+        self.target_update_tau = check_number(
+            owner, "target_update_tau", target_update_tau, low=0, high=1, low_open=True
+        )
+        self.target_update_interval = check_number(
+            owner, "target_update_interval", target_update_interval, low=1, integer=True
+        )
+        self.n_step_return = check_number(
+            owner, "n_step_return", n_step_return, low=1, integer=True
+        )
+        self.learning_rate = check_number(
+            owner, "learning_rate", learning_rate, low=0, low_open=True
+        )
+        self.OptimCls = OptimCls
+        self.optim_kwargs = dict(optim_kwargs or {})
+        if "eps" not in self.optim_kwargs and "eps" in inspect.signature(OptimCls).parameters:
+            self.optim_kwargs["eps"] = 0.01 / self._batch_size
+        self.initial_optim_state_dict = initial_optim_state_dict
+        self.clip_grad_norm = check_number(
+            owner, "clip_grad_norm", clip_grad_norm, low=0, low_open=True, allow_inf=True
+        )
+        self.eps_steps = check_number(owner, "eps_steps", eps_steps, low=0, integer=True)
+        self.double_dqn = bool(double_dqn)
+        self.prioritized_replay = bool(prioritized_replay)
+        self.pri_alpha = check_number(owner, "pri_alpha", pri_alpha, low=0)
+        self.pri_beta_init = check_number(owner, "pri_beta_init", pri_beta_init, low=0)
+        self.pri_beta_final = check_number(owner, "pri_beta_final", pri_beta_final, low=0)
+        self.pri_beta_steps = check_number(
+            owner, "pri_beta_steps", pri_beta_steps, low=0, integer=True
+        )
+        if default_priority is None:
+            default_priority = delta_clip if delta_clip is not None else 1.0
+        self.default_priority = check_number(
+            owner, "default_priority", default_priority, low=0, low_open=True
+        )
+        self.ReplayBufferCls = ReplayBufferCls
+        self.updates_per_sync = check_number(
+            owner, "updates_per_sync", updates_per_sync, low=1, integer=True
+        )
+        self.snapshot_replay = bool(snapshot_replay)
+        self._check_replay_class()
+        self._learn_from_itr = 0  # raised after a resume that did not restore the replay
+        self._refill_replay = False
+
+    def _check_replay_class(self) -> None:
+        cls = self.ReplayBufferCls
+        if cls is None:
+            return
+        has_priorities = hasattr(cls, "update_batch_priorities")
+        if self.prioritized_replay and not has_priorities:
+            raise ValueError(
+                f"{type(self).__name__}: prioritized_replay=True, but ReplayBufferCls="
+                f"{cls.__name__} keeps no priorities; pass a prioritized class (e.g. "
+                "PrioritizedReplayBuffer, PrioritizedReplayFrameBuffer) or leave "
+                "ReplayBufferCls=None to have it chosen."
+            )
+        if has_priorities and not self.prioritized_replay:
+            raise ValueError(
+                f"{type(self).__name__}: ReplayBufferCls={cls.__name__} is prioritized, but "
+                "prioritized_replay=False would never update its priorities; pass "
+                "prioritized_replay=True, or a uniform replay class."
+            )
+
+    # ---- set-up ---------------------------------------------------------------------------
+
+    def initialize(
+        self,
+        agent: Agent,
+        n_itr: int,
+        batch_spec: BatchSpec,
+        mid_batch_reset: bool,
+        examples: AttrDict,
+        world_size: int = 1,
+        rank: int = 0,
+    ) -> None:
+        """Build the replay buffer and the optimizer; hand the agent its epsilon schedule.
+
+        Args:
+            agent: The initialized agent (a DQN-family agent with ``target`` and
+                ``update_target``).
+            n_itr: Iterations of the run.
+            batch_spec: The sampler's ``BatchSpec(T, B)``; the replay has B columns.
+            mid_batch_reset: False for wait-reset collectors: the steps after a column's
+                first ``done`` in a batch are padding, never replayed.
+            examples: The sampler's example step (observation, action, reward, done,
+                env_info), from which the replay's storage is built.
+            world_size: Data-parallel processes.
+            rank: This process's rank.
+        """
+        self.agent = agent
+        self.n_itr = n_itr
+        self.mid_batch_reset = mid_batch_reset
+        self.world_size = world_size
+        self.rank = rank
+        self._setup_schedules(batch_spec)
+        self.replay_buffer = self.make_replay_buffer(examples, batch_spec)
+        self.optim_initialize(rank)
+
+    def _setup_schedules(self, batch_spec: BatchSpec) -> None:
+        """Iteration counts of learning start, epsilon and beta from env-step counts."""
+        self.batch_spec = batch_spec
+        self.sampler_bs = sampler_bs = batch_spec.size
+        self.updates_per_optimize = max(1, round(self.replay_ratio * sampler_bs / self._batch_size))
+        self.min_itr_learn = self.min_steps_learn // sampler_bs
+        eps_itr_max = max(1, self.eps_steps // sampler_bs)
+        self.agent.set_epsilon_itr_min_max(self.min_itr_learn, eps_itr_max)  # type: ignore[attr-defined]
+        self.pri_beta_itr = max(1, self.pri_beta_steps // sampler_bs)
+        logger.log(
+            f"{type(self).__name__}: {self.updates_per_optimize} updates of "
+            f"{self._batch_size} per iteration of {sampler_bs} samples (replay ratio "
+            f"{self.updates_per_optimize * self._batch_size / sampler_bs:g}), learning from "
+            f"iteration {self.min_itr_learn}."
+        )
+
+    def optim_initialize(self, rank: int = 0) -> None:
+        """Build the optimizer over the online network's parameters."""
+        self.rank = rank
+        self.optimizer = make_optimizer(
+            self.OptimCls, list(self.agent.parameters()), self.learning_rate, self.optim_kwargs
+        )
+        if self.initial_optim_state_dict is not None:
+            self.optimizer.load_state_dict(self.initial_optim_state_dict)
+        self._params = [p for group in self.optimizer.param_groups for p in group["params"]]
+
+    def replay_buffer_class(self, examples: AttrDict) -> type:
+        """The replay class: ``ReplayBufferCls`` if given, else chosen from the observation.
+
+        A uint8 ``[C, H, W]`` observation is a stack of frames (AtariEnv): each frame is
+        stored once (``*ReplayFrameBuffer``). Anything else (state vectors) is stored whole.
+        """
+        from rlpyt.replays.non_sequence.frame import (
+            PrioritizedReplayFrameBuffer,
+            UniformReplayFrameBuffer,
+        )
+        from rlpyt.replays.non_sequence.prioritized import PrioritizedReplayBuffer
+        from rlpyt.replays.non_sequence.uniform import UniformReplayBuffer
+
+        if self.ReplayBufferCls is not None:
+            logger.log(f"{type(self).__name__}: replay class given: {self.ReplayBufferCls}.")
+            return self.ReplayBufferCls
+        self._auto_frames = is_frame_stack(examples.observation)
+        if self._auto_frames:
+            return (
+                PrioritizedReplayFrameBuffer
+                if self.prioritized_replay
+                else UniformReplayFrameBuffer
+            )
+        return PrioritizedReplayBuffer if self.prioritized_replay else UniformReplayBuffer
+
+    def make_replay_buffer(self, examples: AttrDict, batch_spec: BatchSpec) -> Any:
+        """Build the replay from the example step (stores ``timeout`` when the env has one)."""
+        self._auto_frames = False
+        ReplayCls = self.replay_buffer_class(examples)  # noqa: N806
+        self._store_timeout = hasattr(examples.env_info, "timeout")
+        fields: dict[str, Any] = dict(
+            observation=examples.observation,
+            action=examples.action,
+            reward=examples.reward,
+            done=examples.done,
+        )
+        if self._store_timeout:
+            fields["timeout"] = np.asarray(examples.env_info.timeout, dtype=bool)
+            example: Any = SamplesToBufferTl(**fields)
+        else:
+            example = SamplesToBuffer(**fields)
+        kwargs: dict[str, Any] = dict(
+            example=example,
+            size=self.replay_size,
+            B=batch_spec.B,
+            discount=self.discount,
+            n_step_return=self.n_step_return,
+        )
+        if self.prioritized_replay:
+            kwargs.update(
+                alpha=self.pri_alpha,
+                beta=self.pri_beta_init,
+                default_priority=self.default_priority,
+            )
+        self._frame_checks_left = 2 if self._auto_frames else 0
+        self._last_frames: Any = None
+        return ReplayCls(**kwargs)
+
+    # ---- training -------------------------------------------------------------------------
+
+    def optimize_agent(
+        self, itr: int, samples: Samples | None = None, sampler_itr: int | None = None
+    ) -> OptInfo:
+        """Append the batch to the replay; from ``min_itr_learn`` on, take gradient steps.
+
+        Args:
+            itr: The runner's iteration.
+            samples: The sampler's ``[T, B]`` batch (None: asynchronous runners, whose
+                memory copiers append).
+            sampler_itr: The sampler's iteration (asynchronous runners; schedules follow it).
+
+        Returns:
+            ``OptInfo(loss, gradNorm, tdAbsErr)`` lists; empty before learning starts.
+        """
+        itr = itr if sampler_itr is None else sampler_itr
+        if samples is not None:
+            self.append_samples(samples)
+        if self._refill_replay:  # resumed without the replay: refill before learning
+            self._learn_from_itr = itr + self.min_itr_learn
+            self._refill_replay = False
+        if itr < max(self.min_itr_learn, self._learn_from_itr):
+            return OptInfo([], [], [])
+        if self.prioritized_replay:
+            self.replay_buffer.set_beta(self.beta_at(itr))
+        steps = []
+        for _ in range(self.updates_per_optimize):
+            samples_from_replay = self.replay_buffer.sample_batch(self._batch_size)
+            loss, td_abs_errors = self.loss(samples_from_replay)
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            grad_norm = torch.nn.utils.clip_grad_norm_(self._params, self.clip_grad_norm)
+            self.optimizer.step()
+            if self.prioritized_replay:
+                self.replay_buffer.update_batch_priorities(td_abs_errors)
+            steps.append((loss.detach(), grad_norm, td_abs_errors[::TD_ERROR_STRIDE]))
+            self.update_counter += 1
+            if self.update_counter % self.target_update_interval == 0:
+                self.agent.update_target(self.target_update_tau)  # type: ignore[attr-defined]
+        return opt_info_from(steps)
+
+    def append_samples(self, samples: Samples) -> None:
+        """Put a sampler batch into the replay (wait-reset padding marked not valid)."""
+        env = samples.env
+        fields = dict(
+            observation=env.observation,
+            action=samples.agent.action,
+            reward=env.reward,
+            done=env.done,
+        )
+        if self._store_timeout:
+            to_buffer: Any = SamplesToBufferTl(**fields, timeout=env.env_info.timeout)
+        else:
+            to_buffer = SamplesToBuffer(**fields)
+        if self._frame_checks_left:
+            self._check_frame_stacking(env.observation, env.done)
+        valid = None
+        if not self.mid_batch_reset:
+            valid = np.asarray(valid_from_done(np.asarray(env.done, dtype=np.float32)) > 0)
+        self.replay_buffer.append_samples(to_buffer, valid=valid)
+
+    def _check_frame_stacking(self, observation: Any, done: Any) -> None:
+        """The automatic frame buffer needs observations that are stacks of frames.
+
+        Checks on the first batches that within an episode ``obs[t][:-1] == obs[t-1][1:]``;
+        image observations that are not frame stacks must use a whole-observation replay.
+        """
+        observation, done = np.asarray(observation), np.asarray(done)
+        previous = self._last_frames
+        pairs = [(observation[t - 1], done[t - 1], observation[t]) for t in range(1, len(done))]
+        if previous is not None:
+            pairs.insert(0, (previous[0], previous[1], observation[0]))
+        for before, ended, after in pairs:
+            same = np.all(before[:, 1:] == after[:, :-1], axis=tuple(range(1, before.ndim)))
+            if not np.all(same | ended):
+                raise ValueError(
+                    f"{type(self).__name__}: the observations are uint8 [C, H, W] images "
+                    "but not stacks of frames shifted by one per step, so the frame replay "
+                    "(chosen for such observations) cannot rebuild them. Pass "
+                    "ReplayBufferCls=UniformReplayBuffer (or PrioritizedReplayBuffer with "
+                    "prioritized_replay=True) to store whole observations."
+                )
+        self._last_frames = (observation[-1].copy(), done[-1].copy())
+        self._frame_checks_left -= 1
+
+    def loss(self, samples: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        """TD loss of a replayed minibatch.
+
+        Returns:
+            ``(loss, td_abs_errors [batch])``: Huber (or squared) TD loss, importance-weighted
+            when prioritized; absolute TD errors clipped at ``delta_clip`` (the priorities).
+        """
+        qs = self.agent(*samples.agent_inputs)
+        q = select_at_indexes(samples.action, qs)
+        with torch.no_grad():
+            target_q = self.target_value(samples.target_inputs)
+            y = bootstrap_target(samples, target_q.to(q.device))
+        delta = y - q
+        abs_delta = delta.abs()
+        losses = 0.5 * delta * delta
+        if self.delta_clip is not None:
+            linear = self.delta_clip * (abs_delta - 0.5 * self.delta_clip)
+            losses = torch.where(abs_delta <= self.delta_clip, losses, linear)
+        if self.prioritized_replay:
+            losses = losses * samples.is_weights.to(losses.device)
+        td_abs_errors = abs_delta.detach()
+        if self.delta_clip is not None:
+            td_abs_errors = td_abs_errors.clamp(max=self.delta_clip)
+        return losses.mean(), td_abs_errors.cpu()
+
+    def target_value(self, target_inputs: Any) -> torch.Tensor:
+        """``Q'(s')``: the target network's max, or its value at the online argmax."""
+        target_qs = self.agent.target(*target_inputs)  # type: ignore[attr-defined]
+        if not self.double_dqn:
+            return target_qs.max(dim=-1).values
+        next_action = self.agent(*target_inputs).argmax(dim=-1)
+        return select_at_indexes(next_action.to(target_qs.device), target_qs)
+
+    def beta_at(self, itr: int) -> float:
+        """Importance-weight exponent: linear from learning start over ``pri_beta_steps``."""
+        span = max(1, self.pri_beta_itr - self.min_itr_learn)
+        progress = min(1.0, max(0, itr - self.min_itr_learn) / span)
+        return self.pri_beta_init + progress * (self.pri_beta_final - self.pri_beta_init)
+
+    # ---- snapshots ------------------------------------------------------------------------
+
+    def state_dict(self) -> dict:
+        """Optimizer and counters; with ``snapshot_replay``, the replay too."""
+        state = super().state_dict()
+        if self.snapshot_replay:
+            state["replay"] = self.replay_buffer.state_dict()
+        return state
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore :meth:`state_dict`'s output.
+
+        Without the replay in it (``snapshot_replay=False``), learning pauses for
+        ``min_steps_learn`` env steps while the empty replay refills.
+        """
+        super().load_state_dict(state)
+        if "replay" in state:
+            self.replay_buffer.load_state_dict(state["replay"])
+        else:
+            self._refill_replay = self.min_itr_learn > 0
+            logger.log(
+                f"{type(self).__name__}: the snapshot holds no replay (snapshot_replay=False); "
+                "the replay starts empty and learning resumes once it holds min_steps_learn "
+                "steps again."
+            )
+
+
+def is_frame_stack(observation: Any) -> bool:
+    """Whether an example observation is a uint8 ``[C, H, W]`` stack of frames."""
+    return (
+        isinstance(observation, np.ndarray)
+        and observation.ndim == 3
+        and observation.dtype == np.uint8
+    )
+
+
+def bootstrap_target(samples: Any, target_value: torch.Tensor) -> torch.Tensor:
+    """``return_ + (1 - done_n) * target_discount * target_value``, masked with ``where``.
+
+    ``target_value`` of rows that met a terminal is ignored, not multiplied by zero.
+    """
+    done_n = samples.done_n.to(target_value.device)
+    bootstrapped = samples.target_discount.to(target_value.device) * target_value
+    return samples.return_.to(target_value.device) + torch.where(
+        done_n.bool(), torch.zeros_like(bootstrapped), bootstrapped
+    )
+
+
+def opt_info_from(steps: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]) -> OptInfo:
+    """OptInfo of Python floats from per-update ``(loss, grad_norm, td_abs_errors)``.
+
+    Converted in one go at the end of the iteration, so updates never wait on a copy.
+    """
+    if not steps:
+        return OptInfo([], [], [])
+    scalars = torch.stack([torch.stack((loss, norm)) for loss, norm, _ in steps]).tolist()
+    errors = torch.cat([td for _, _, td in steps]).tolist()
+    return OptInfo([s[0] for s in scalars], [s[1] for s in scalars], errors)
