@@ -307,7 +307,7 @@ class BaseAgent:
         same object.
         """
         if self.shared_model is not None and self.shared_model is not self.bare_model:
-            self.shared_model.load_state_dict(self.state_dict())
+            self.shared_model.load_state_dict(model_state_dict_of(self.state_dict()))
 
     def send_shared_memory(self) -> None:
         """Async optimizer side: publish new weights to the shared model.
@@ -317,7 +317,7 @@ class BaseAgent:
         if self.shared_model is None or self.shared_model is self.bare_model:
             return
         with self._rw_lock.write_lock:  # type: ignore[union-attr]
-            self.shared_model.load_state_dict(self.state_dict())
+            self.shared_model.load_state_dict(model_state_dict_of(self.state_dict()))
             self._send_count.value += 1
 
     def recv_shared_memory(self) -> None:

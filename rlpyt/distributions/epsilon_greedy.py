@@ -51,8 +51,16 @@ class EpsilonGreedy(DiscreteMixin, Distribution):
         """Set epsilon: a scalar, or a ``[B]`` vector with one value per environment."""
         self._epsilon = epsilon
 
-    def sample(self, q: torch.Tensor) -> torch.Tensor:
-        """Epsilon-greedy action indexes from ``q: [*lead, dim]``; returns ``[*lead]``."""
+    def sample(self, q: torch.Tensor, *, noise: torch.Tensor | None = None) -> torch.Tensor:
+        """Epsilon-greedy action indexes from ``q: [*lead, dim]``; returns ``[*lead]``.
+
+        Args:
+            q: Q-values ``[*lead, dim]``.
+            noise: None (draws from torch's generator), or pre-drawn uniforms in ``[0, 1)``,
+                ``[*lead, 2]``: an env explores when ``noise[..., 0] < epsilon`` and then takes
+                action ``floor(noise[..., 1] * dim)``. The same noise always gives the same
+                action (samplers use this to make sampling independent of the worker split).
+        """
         greedy = torch.argmax(q, dim=-1)
         epsilon = torch.as_tensor(self._epsilon, dtype=torch.float32, device=q.device)
         per_env_fits = greedy.dim() >= 1 and tuple(epsilon.shape) == tuple(greedy.shape[-1:])
@@ -62,8 +70,19 @@ class EpsilonGreedy(DiscreteMixin, Distribution):
                 f"{tuple(q.shape)}: give a scalar or one value per environment (the last "
                 "leading dim, B)."
             )
-        explore = torch.rand(greedy.shape, device=q.device) < epsilon
-        random_action = torch.randint_like(greedy, high=q.shape[-1])
+        if noise is None:
+            explore = torch.rand(greedy.shape, device=q.device) < epsilon
+            random_action = torch.randint_like(greedy, high=q.shape[-1])
+        else:
+            if tuple(noise.shape) != (*greedy.shape, 2):
+                raise ValueError(
+                    f"noise of shape {tuple(noise.shape)} does not fit Q-values of shape "
+                    f"{tuple(q.shape)}: give two uniforms per action choice, "
+                    f"{(*greedy.shape, 2)}."
+                )
+            noise = noise.to(q.device)
+            explore = noise[..., 0] < epsilon
+            random_action = (noise[..., 1] * q.shape[-1]).long().clamp_(max=q.shape[-1] - 1)
         return torch.where(explore, random_action, greedy).to(self.dtype)
 
 
@@ -98,10 +117,15 @@ class CategoricalEpsilonGreedy(EpsilonGreedy):
         """Set the ``[n_atoms]`` support values."""
         self.z = z
 
-    def sample(self, p: torch.Tensor, z: torch.Tensor | None = None) -> torch.Tensor:
+    def sample(
+        self, p: torch.Tensor, z: torch.Tensor | None = None, *, noise: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Actions from atom probabilities ``p: [*lead, dim, n_atoms]``; returns ``[*lead]``.
 
-        ``z`` overrides the stored support for this call.
+        Args:
+            p: Atom probabilities ``[*lead, dim, n_atoms]``.
+            z: ``[n_atoms]`` support for this call (None: the stored one).
+            noise: As :meth:`EpsilonGreedy.sample`, ``[*lead, 2]``.
         """
         z = self.z if z is None else z
         if z is None:
@@ -110,4 +134,4 @@ class CategoricalEpsilonGreedy(EpsilonGreedy):
                 "call set_z(z), or give z to sample()."
             )
         q = torch.tensordot(p, z.to(p), dims=1)
-        return super().sample(q)
+        return super().sample(q, noise=noise)

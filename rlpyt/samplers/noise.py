@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from rlpyt.distributions.categorical import Categorical
+from rlpyt.distributions.epsilon_greedy import CategoricalEpsilonGreedy, EpsilonGreedy
 from rlpyt.distributions.gaussian import Gaussian
 
 if TYPE_CHECKING:
@@ -32,15 +33,16 @@ class SamplingNoise:
     different actions. Here every process that samples holds a generator seeded identically
     from the sampler seed; at each agent step in sample mode it draws the noise of all
     ``global_B`` envs (uniforms ``[global_B]`` for Categorical, standard normals
-    ``[global_B, dim]`` for Gaussian) and passes the rows of its own ``env_ranks`` to
-    ``distribution.sample(dist_info, noise=...)``. Every process advances its generator once
-    per step, so all stay in step; this noise replaces any noise the agent passes itself. In
-    other modes (evaluation), or when the number of rows does not match, the agent's own
-    noise (or torch's generator) is used as before. Everything else is forwarded to
-    the wrapped distribution.
+    ``[global_B, dim]`` for Gaussian, uniform pairs ``[global_B, 2]`` for EpsilonGreedy and
+    CategoricalEpsilonGreedy: explore or not, which random action) and passes the rows of its
+    own ``env_ranks`` to ``distribution.sample(dist_info, noise=...)``. Every process advances
+    its generator once per step, so all stay in step; this noise replaces any noise the agent
+    passes itself. In other modes (evaluation), or when the number of rows does not match, the
+    agent's own noise (or torch's generator) is used as before. Everything else is forwarded
+    to the wrapped distribution.
 
     Args:
-        distribution: A Categorical or Gaussian.
+        distribution: A Categorical, Gaussian, EpsilonGreedy or CategoricalEpsilonGreedy.
         agent: The agent (its mode decides whether the noise is used).
         seed: Sampler seed.
         global_B: Envs over all workers.
@@ -49,7 +51,7 @@ class SamplingNoise:
 
     def __init__(
         self,
-        distribution: Categorical | Gaussian,
+        distribution: Categorical | Gaussian | EpsilonGreedy,
         agent: Agent,
         seed: int,
         global_B: int,  # noqa: N803
@@ -60,10 +62,18 @@ class SamplingNoise:
         self.global_B = int(global_B)
         self.rows = np.asarray(env_ranks, dtype=np.int64)
         self.normal = isinstance(distribution, Gaussian)
+        self.epsilon_greedy = isinstance(distribution, EpsilonGreedy)
+        # Leading dims of what sample() receives: dims before [A] (prob, mean, q) or before
+        # [A, n_atoms] (categorical DQN's p).
+        self._event_ndim = 2 if isinstance(distribution, CategoricalEpsilonGreedy) else 1
         self.rng = np.random.default_rng([int(seed), NOISE_STREAM])
         # Draws go into one reused array; this process's rows are a slice of it when its env
         # ranks are consecutive (they are in every sampler), else a gather.
-        shape = (self.global_B, distribution.dim) if self.normal else (self.global_B,)
+        shape: tuple[int, ...] = (self.global_B,)
+        if self.normal:
+            shape = (self.global_B, distribution.dim)
+        elif self.epsilon_greedy:
+            shape = (self.global_B, 2)
         self._noise = np.empty(shape, dtype=np.float32)
         start = int(self.rows[0]) if len(self.rows) else 0
         block = np.arange(start, start + len(self.rows))
@@ -82,7 +92,7 @@ class SamplingNoise:
         return self.distribution.sample(dist_info, noise=noise)
 
     def _draw(self, dist_info: Any) -> torch.Tensor | None:
-        leading = (dist_info.mean if self.normal else dist_info.prob).shape[:-1]
+        leading = self._leading_shape(dist_info)
         if self.normal:
             self.rng.standard_normal(dtype=np.float32, out=self._noise)
         else:
@@ -92,6 +102,11 @@ class SamplingNoise:
         # A copy, not a view of the reused array: the caller may keep the noise.
         noise = torch.from_numpy(self._noise[self._mine].copy())
         return noise if len(leading) == 1 else noise.reshape(*leading, *noise.shape[1:])
+
+    def _leading_shape(self, dist_info: Any) -> torch.Size:
+        if self.epsilon_greedy:  # dist_info is q [..., A] or p [..., A, n_atoms] itself
+            return dist_info.shape[: -self._event_ndim]
+        return (dist_info.mean if self.normal else dist_info.prob).shape[:-1]
 
     def state_dict(self) -> dict:
         """The generator state (for exact resume)."""
@@ -113,7 +128,10 @@ def install_sampling_noise(
     global_B: int,  # noqa: N803
     env_ranks: list[int],
 ) -> SamplingNoise | None:
-    """Wrap ``agent.distribution`` in :class:`SamplingNoise` (Categorical and Gaussian only).
+    """Wrap ``agent.distribution`` in :class:`SamplingNoise`.
+
+    Only Categorical, Gaussian, EpsilonGreedy and CategoricalEpsilonGreedy distributions are
+    wrapped.
 
     Called by every sampler, after the buffers are built, with the sampler seed. Returns the
     wrapper, or None when the distribution is of another kind (it then samples as before).
@@ -121,7 +139,7 @@ def install_sampling_noise(
     distribution = getattr(agent, "distribution", None)
     if isinstance(distribution, SamplingNoise):
         distribution = distribution.distribution
-    if not isinstance(distribution, (Categorical, Gaussian)):
+    if not isinstance(distribution, (Categorical, Gaussian, EpsilonGreedy)):
         return None
     noise = SamplingNoise(distribution, agent, seed, global_B, env_ranks)
     # It stands in for the distribution: every member but ``sample`` is forwarded.

@@ -1,0 +1,1 @@
+"""Deep-Q agents for Atari (AtariEnv's stacked frames)."""

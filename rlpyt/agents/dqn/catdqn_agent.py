@@ -1,0 +1,117 @@
+"""CatDqnAgent: a categorical (C51) deep-Q agent over per-action value distributions.
+
+Box: Agent. As ``DqnAgent``, but the model outputs atom probabilities ``p [..., A, n_atoms]``
+(``__call__`` and ``target`` return them, ``AgentInfo(p)`` is stored per step) and actions are
+epsilon-greedy on ``Q(a) = sum_i p(a, i) z_i`` (``CategoricalEpsilonGreedy``). CategoricalDQN
+calls :meth:`CatDqnAgent.give_V_min_max` in its ``initialize`` to set the support
+``z = linspace(V_min, V_max, n_atoms)``.
+
+Why workers need not see ``give_V_min_max`` (it runs after CPU-sampler workers started, so
+their copies keep the initial support): with ``sum_i p(a, i) = 1`` and ``z`` evenly spaced,
+``Q(a) = V_min + (V_max - V_min) * sum_i p(a, i) * i / (n_atoms - 1)``, whose argmax over
+actions is the same for every ``V_max > V_min``; only the greedy choice depends on ``z``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from rlpyt.agents.dqn.dqn_agent import DqnAgent
+from rlpyt.agents.pg.categorical import check_discrete_action_space
+from rlpyt.distributions.epsilon_greedy import CategoricalEpsilonGreedy
+from rlpyt.utils.checks import check_number
+from rlpyt.utils.collections import namedarraytuple
+
+if TYPE_CHECKING:
+    from rlpyt.envs.base import EnvSpaces
+
+AgentInfo = namedarraytuple("AgentInfo", ["p"])
+
+DEFAULT_V_MIN = -10.0  # CategoricalDQN's defaults, until give_V_min_max
+DEFAULT_V_MAX = 10.0
+
+
+class CatDqnAgent(DqnAgent):
+    """Categorical DQN agent: ``model -> p [..., A, n_atoms]``; ``n_atoms`` goes to the model.
+
+    Args:
+        ModelCls: Model class (None: ``default_model_cls``); it takes ``n_atoms``.
+        model_kwargs: Extra model keywords; ``n_atoms`` is added (a different ``n_atoms``
+            here is an error).
+        initial_model_state_dict: As :class:`DqnAgent`.
+        n_atoms: Number of atoms of each action's value distribution.
+        eps_init, eps_final, eps_final_min, eps_itr_min, eps_itr_max, eps_eval: As
+            :class:`DqnAgent`.
+
+    Raises:
+        ValueError: ``model_kwargs`` sets another ``n_atoms``.
+    """
+
+    agent_info_cls = AgentInfo
+
+    def __init__(
+        self,
+        ModelCls: type[torch.nn.Module] | None = None,  # noqa: N803
+        model_kwargs: Mapping[str, Any] | None = None,
+        initial_model_state_dict: Mapping[str, Any] | None = None,
+        n_atoms: int = 51,
+        eps_init: float = 1,
+        eps_final: float = 0.01,
+        eps_final_min: float | None = None,
+        eps_itr_min: int = 50,
+        eps_itr_max: int = 1000,
+        eps_eval: float = 0.001,
+    ):
+        super().__init__(
+            ModelCls=ModelCls,
+            model_kwargs=model_kwargs,
+            initial_model_state_dict=initial_model_state_dict,
+            eps_init=eps_init,
+            eps_final=eps_final,
+            eps_final_min=eps_final_min,
+            eps_itr_min=eps_itr_min,
+            eps_itr_max=eps_itr_max,
+            eps_eval=eps_eval,
+        )
+        self.n_atoms = check_number(type(self).__name__, "n_atoms", n_atoms, low=2, integer=True)
+        given = self.model_kwargs.get("n_atoms", self.n_atoms)
+        if given != self.n_atoms:
+            raise ValueError(
+                f"{type(self).__name__}: model_kwargs n_atoms={given!r} differs from "
+                f"n_atoms={n_atoms!r}; set it once, as the agent's n_atoms."
+            )
+        self.model_kwargs["n_atoms"] = self.n_atoms
+        self.V_min = DEFAULT_V_MIN
+        self.V_max = DEFAULT_V_MAX
+
+    def make_distribution(self, env_spaces: EnvSpaces) -> CategoricalEpsilonGreedy:
+        """``CategoricalEpsilonGreedy(dim=n, z=linspace(V_min, V_max, n_atoms))``.
+
+        Raises:
+            ValueError: the action space is not one discrete choice ``0..n-1``.
+        """
+        check_discrete_action_space(env_spaces.action, type(self).__name__)
+        return CategoricalEpsilonGreedy(
+            z=self._support(), epsilon=self.epsilon, dim=int(env_spaces.action.n)
+        )
+
+    def give_V_min_max(self, V_min: float, V_max: float) -> None:  # noqa: N802, N803
+        """Set the support of the value distributions: ``linspace(V_min, V_max, n_atoms)``.
+
+        Raises:
+            ValueError: ``V_max <= V_min``.
+        """
+        if not V_max > V_min:
+            raise ValueError(
+                f"{type(self).__name__}: V_max={V_max!r} must be greater than V_min={V_min!r}."
+            )
+        self.V_min = V_min
+        self.V_max = V_max
+        if self.distribution is not None:
+            self.distribution.set_z(self._support())
+
+    def _support(self) -> torch.Tensor:
+        return torch.linspace(self.V_min, self.V_max, self.n_atoms)
