@@ -1,0 +1,1 @@
+"""Replay buffers: ring-buffer storage, n-step targets, frame storage, priorities."""

@@ -1,0 +1,84 @@
+"""The replay buffer interface and its lazy storage allocation.
+
+Box: Replay. Who calls it: replay algorithms (DQN family, Q-function policy gradients) call
+``append_samples`` once per sampler batch and ``sample_batch`` once per gradient step; the
+concrete buffers live in ``rlpyt.replays.non_sequence`` (and, later, ``sequence``).
+Invariant: storage is allocated once, at construction, with pages the OS maps lazily (or in
+shared memory when ``async_``), so a large buffer costs memory only as it fills.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any
+
+import numpy as np
+
+from rlpyt.utils.collections import is_namedtuple, namedarraytuple_like
+from rlpyt.utils.shared_memory import np_mp_array
+
+
+def zeros_from_example(
+    example: Any, leading_dims: tuple[int, ...], share_memory: bool = False
+) -> Any:
+    """Zero-filled storage with the structure of ``example`` and extra leading dims.
+
+    Unlike ``rlpyt.utils.buffer.buffer_from_example`` (which writes sentinels into every slot,
+    touching every page), private arrays come from ``np.zeros``: the OS maps their pages on
+    first write, so a million-transition replay does not claim its memory at construction.
+
+    Args:
+        example: One step of what is stored: an array/scalar or a (nested) namedtuple of them;
+            ``None`` fields stay ``None``.
+        leading_dims: e.g. ``(T, B)``.
+        share_memory: Allocate in OS shared memory (for async replays).
+
+    Returns:
+        The same structure, namedarraytuples in place of namedtuples, ``[*leading_dims,
+        *shape]`` arrays at the leaves.
+    """
+    if example is None:
+        return None
+    if is_namedtuple(example):
+        fields = [zeros_from_example(v, leading_dims, share_memory) for v in example]
+        return namedarraytuple_like(example)(*fields)
+    value = np.asarray(example.numpy() if hasattr(example, "numpy") else example)
+    if value.dtype.hasobject or value.dtype.kind in "US":
+        raise TypeError(
+            f"A replay buffer stores numbers only; got an example of dtype {value.dtype}."
+        )
+    shape = tuple(leading_dims) + value.shape
+    if share_memory:
+        return np_mp_array(shape, value.dtype)
+    return np.zeros(shape, value.dtype)
+
+
+def flat_fields(record: Any, prefix: str = "") -> dict[str, np.ndarray]:
+    """``{"field.subfield": array}`` for every array leaf of a (nested) record."""
+    out: dict[str, np.ndarray] = {}
+    if record is None:
+        return out
+    if is_namedtuple(record):
+        for name, value in zip(record._fields, record, strict=True):
+            out.update(flat_fields(value, f"{prefix}{name}."))
+        return out
+    out[prefix[:-1]] = record
+    return out
+
+
+class BaseReplayBuffer(abc.ABC):
+    """What every replay buffer offers: append a sampler batch, sample a training batch.
+
+    ``async_`` (class attribute) says whether storage goes to shared memory; the Async variants
+    set it to True and guard the methods below with a read-write lock.
+    """
+
+    async_ = False
+
+    @abc.abstractmethod
+    def append_samples(self, samples: Any, valid: Any = None) -> tuple[int, np.ndarray]:
+        """Write a ``[T_new, B]`` batch at the cursor; returns ``(T_new, row indexes)``."""
+
+    @abc.abstractmethod
+    def sample_batch(self, batch_B: int) -> Any:
+        """Draw ``batch_B`` transitions (torch tensors with leading dim ``[batch_B]``)."""

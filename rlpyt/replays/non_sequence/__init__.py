@@ -1,0 +1,1 @@
+"""Replays of single transitions (DQN family, DDPG, TD3, SAC)."""
