@@ -8,6 +8,9 @@ the same pairs at run time with ``isinstance``.
 
 from __future__ import annotations
 
+from rlpyt.agents.dqn.atari.atari_catdqn_agent import AtariCatDqnAgent
+from rlpyt.agents.dqn.atari.atari_dqn_agent import AtariDqnAgent
+from rlpyt.agents.dqn.classic import ClassicCatDqnAgent, ClassicDqnAgent
 from rlpyt.agents.pg.atari import AlternatingAtariLstmAgent, AtariFfAgent, AtariLstmAgent
 from rlpyt.agents.pg.classic import ClassicFfAgent, ClassicLstmAgent
 from rlpyt.agents.pg.mujoco import AlternatingMujocoLstmAgent, MujocoFfAgent, MujocoLstmAgent
@@ -35,6 +38,13 @@ def agents(
 ) -> list[Agent]:
     """Every policy-gradient agent is an ``Agent``."""
     return [a, b, c, d, e, f, g, h]
+
+
+def dqn_agents(
+    a: AtariDqnAgent, b: AtariCatDqnAgent, c: ClassicDqnAgent, d: ClassicCatDqnAgent
+) -> list[Agent]:
+    """Every deep-Q agent is an ``Agent``."""
+    return [a, b, c, d]
 
 
 def samplers(

@@ -101,6 +101,18 @@ PATHS = {
         "AlternatingRecurrentGaussianPgAgent",
     ],
     "rlpyt.agents.pg.classic": ["ClassicFfAgent", "ClassicLstmAgent"],
+    "rlpyt.agents.dqn.dqn_agent": ["DqnAgent", "AgentInfo"],
+    "rlpyt.agents.dqn.catdqn_agent": ["CatDqnAgent", "AgentInfo"],
+    "rlpyt.agents.dqn.epsilon_greedy": ["EpsilonGreedyAgentMixin"],
+    "rlpyt.agents.dqn.atari.atari_dqn_agent": ["AtariDqnAgent"],
+    "rlpyt.agents.dqn.atari.atari_catdqn_agent": ["AtariCatDqnAgent"],
+    "rlpyt.agents.dqn.atari.mixin": ["AtariMixin"],
+    "rlpyt.agents.dqn.classic": ["ClassicDqnAgent", "ClassicCatDqnAgent"],
+    "rlpyt.models.dqn.atari_dqn_model": ["AtariDqnModel"],
+    "rlpyt.models.dqn.atari_catdqn_model": ["AtariCatDqnModel", "DistributionalHeadModel"],
+    "rlpyt.models.dqn.dueling": ["DuelingHeadModel", "DistributionalDuelingHeadModel"],
+    "rlpyt.models.dqn.classic_dqn_model": ["ClassicDqnModel", "ClassicCatDqnModel"],
+    "rlpyt.distributions.epsilon_greedy": ["EpsilonGreedy", "CategoricalEpsilonGreedy"],
     "rlpyt.utils.synchronize": ["RWLock", "drain_queue", "find_port"],
     # Names that moved in the reorganisation (issue 10) still import from their old modules.
     "rlpyt.samplers.collectors": [

@@ -5,6 +5,9 @@
 
 import pytest
 
+from rlpyt.agents.dqn.atari.atari_catdqn_agent import AtariCatDqnAgent
+from rlpyt.agents.dqn.atari.atari_dqn_agent import AtariDqnAgent
+from rlpyt.agents.dqn.classic import ClassicCatDqnAgent, ClassicDqnAgent
 from rlpyt.agents.pg.atari import AlternatingAtariLstmAgent, AtariFfAgent, AtariLstmAgent
 from rlpyt.agents.pg.classic import ClassicFfAgent, ClassicLstmAgent
 from rlpyt.agents.pg.mujoco import AlternatingMujocoLstmAgent, MujocoFfAgent, MujocoLstmAgent
@@ -24,6 +27,10 @@ AGENTS = [
     AlternatingMujocoLstmAgent,
     ClassicFfAgent,
     ClassicLstmAgent,
+    AtariDqnAgent,
+    AtariCatDqnAgent,
+    ClassicDqnAgent,
+    ClassicCatDqnAgent,
 ]
 
 
