@@ -118,6 +118,15 @@ class BaseNStepReturnBuffer(BaseReplayBuffer):
         """Rows that can hold sampleable transitions once the buffer is full."""
         return self.T - self.off_backward - self.off_forward
 
+    def check_batch_size(self, batch_B: int) -> None:
+        """Raise if even a full replay holds fewer sampleable transitions than ``batch_B``."""
+        if self.sampleable_rows * self.B < batch_B:
+            raise ValueError(
+                f"The replay holds at most {self.sampleable_rows * self.B} sampleable "
+                f"transitions (T={self.T} rows x B={self.B}, minus the rows near the cursor), "
+                f"fewer than batch_B={batch_B}; use a larger replay size or a smaller batch_size."
+            )
+
     def append_samples(self, samples: Any, valid: Any = None) -> tuple[int, np.ndarray]:
         """Write a ``[T_new, B]`` chunk at the cursor, wrapping around.
 

@@ -124,6 +124,7 @@ class PrioritizedReplay:
             The replayed record (torch tensors, leading dim ``[batch_B]``) with
             ``is_weights = (1 / leaf) ** beta`` normalised by the batch max (float32).
         """
+        self.check_batch_size(batch_B)  # type: ignore[attr-defined]
         T_idxs, B_idxs, leaves = self.priority_tree.sample(batch_B, unique=self.unique)
         is_weights = (1.0 / leaves) ** self.beta
         is_weights /= is_weights.max()

@@ -43,17 +43,12 @@ class UniformReplay:
             ValueError: No valid row can be sampled yet, or the whole replay holds fewer
                 sampleable transitions than ``batch_B``.
         """
+        self.check_batch_size(batch_B)  # type: ignore[attr-defined]
         T_idxs, B_idxs = self.sample_idxs(batch_B)
         return self.extract_batch(T_idxs, B_idxs)  # type: ignore[attr-defined]
 
     def sample_idxs(self, batch_B: int) -> tuple[np.ndarray, np.ndarray]:
         """``(T_idxs, B_idxs)``, each ``[batch_B]``, uniform over sampleable valid rows."""
-        if self.sampleable_rows * self.B < batch_B:
-            raise ValueError(
-                f"The replay holds at most {self.sampleable_rows * self.B} sampleable "
-                f"transitions (T={self.T} rows x B={self.B}, minus the rows near the cursor), "
-                f"fewer than batch_B={batch_B}; use a larger replay size or a smaller batch_size."
-            )
         low, count = self.valid_t_range()  # type: ignore[attr-defined]
         if count <= 0:
             raise _no_valid_rows(0, batch_B)
