@@ -91,12 +91,19 @@ class SumTree:
         """
         if T == 0:
             return
+        if T > self.T - self.off_backward - self.off_forward:
+            raise ValueError(
+                f"SumTree.advance: {T} rows at once is more than the {self.T} rows minus the "
+                f"{self.off_backward + self.off_forward} around the cursor; use a larger replay."
+            )
         t_abs = self.t + (self.T if self._buffer_full else 0)  # rows written before, unwrapped
         if priorities is not None:
             self._store_input_priorities(t_abs, T, priorities)
         first_on = max(t_abs - self.off_backward, self.off_forward)  # lap 1: skip rows < f
         on = np.arange(first_on, t_abs + T - self.off_backward)
-        off = np.arange(t_abs + self.off_forward, t_abs + T + self.off_forward) % self.T
+        # Off: rows of the previous lap entering the new zone [t' - b, t' + f), t' = t + T.
+        first_off = max(t_abs + self.off_forward, t_abs + T - self.off_backward)
+        off = np.arange(first_off, t_abs + T + self.off_forward) % self.T
         on %= self.T
         leaves = self.priorities
         changed = np.unique(np.concatenate([on, off]))
