@@ -2,10 +2,12 @@
 
 import copy
 import math
+import os
 
 import numpy as np
 import pytest
 import torch
+import torch.distributed as dist
 
 from rlpyt.agents.dqn.atari.atari_catdqn_agent import AtariCatDqnAgent
 from rlpyt.agents.dqn.atari.atari_dqn_agent import AtariDqnAgent
@@ -381,3 +383,50 @@ def test_atari_dqn_agent_steps_pong():
     assert step.action.shape == () and 0 <= int(step.action) < env.action_space.n
     assert step.agent_info.q.shape == (env.action_space.n,)
     assert agent.model.conv.conv[0].in_channels == env.observation_space.shape[0]
+
+
+# -- data parallel and devices ----------------------------------------------------------------
+
+
+@pytest.fixture
+def gloo_world_of_one(tmp_path):
+    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
+    dist.init_process_group(
+        "gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1
+    )
+    yield
+    dist.destroy_process_group()
+
+
+def test_data_parallel_wraps_only_the_online_model(gloo_world_of_one):
+    agent = make_agent(ClassicDqnAgent, classic_spaces)
+    plain = agent.state_dict()
+    assert agent.data_parallel() is None
+    assert isinstance(agent.model, torch.nn.parallel.DistributedDataParallel)
+    assert not isinstance(agent.target_model, torch.nn.parallel.DistributedDataParallel)
+    state = agent.state_dict()
+    assert set(state["model"]) == set(plain["model"])  # no "module." prefix
+    perturb(agent.bare_model, 5)
+    agent.update_target()
+    for key, value in agent.target_model.state_dict().items():
+        assert torch.equal(value, agent.bare_model.state_dict()[key])
+    agent.load_state_dict(state)
+    assert agent(*discrete_inputs(classic_spaces(), (2,))).shape == (2, N_ACTIONS)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_gpu_agent_moves_model_and_target_and_syncs_the_shared_model():
+    agent = ClassicDqnAgent(model_kwargs=dict(hidden_sizes=[8]))
+    agent.initialize(classic_spaces(), share_memory=True)
+    agent.to_device(0)
+    assert next(agent.model.parameters()).is_cuda and next(agent.target_model.parameters()).is_cuda
+    assert not next(agent.shared_model.parameters()).is_cuda
+    inputs = discrete_inputs(classic_spaces(), (4,))
+    step = agent.step(*inputs)
+    assert step.action.device.type == "cpu" and step.agent_info.q.device.type == "cpu"
+    assert agent(*inputs).is_cuda and agent.target(*inputs).is_cuda
+    perturb(agent.model, 6)
+    agent.sync_shared_memory()
+    for key, value in agent.state_dict()["model"].items():
+        assert torch.equal(value.cpu(), agent.shared_model.state_dict()[key])
