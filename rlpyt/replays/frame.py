@@ -12,11 +12,15 @@ reset (and on a lost life with ``episodic_lives``).
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
 from rlpyt.replays.base import zeros_from_example
+
+_POOL_SIZE = 4  # output arrays kept for reuse (a batch in use, the next one, spares)
+_POOL_ONLY_REFS = 3  # the pool's list, the loop variable, getrefcount's argument
 
 
 class FrameBufferMixin:
@@ -51,6 +55,7 @@ class FrameBufferMixin:
         self.samples_frames = zeros_from_example(
             frame_example, (self.T + self.n_frames - 1, self.B), share_memory=self.async_
         )
+        self._out_pool: list[np.ndarray] = []
 
     def _off_forward(self) -> int:
         """The next write overwrites a frame that rows up to ``t + C - 2`` still read."""
@@ -81,13 +86,32 @@ class FrameBufferMixin:
         """
         C = self.n_frames
         offsets = np.arange(C)
-        observation = self.samples_frames[T_idxs[:, None] + offsets, B_idxs[:, None]]
+        flat_idxs = ((T_idxs[:, None] + offsets) * self.B + B_idxs[:, None]).reshape(-1)
+        observation = self._output_buffer(len(T_idxs))
+        frames = self.samples_frames.reshape((-1,) + self.frame_shape)
+        np.take(frames, flat_idxs, axis=0, out=observation.reshape((-1,) + self.frame_shape))
         if C > 1:
             steps = (T_idxs[:, None] + offsets[:-1] - (C - 1)) % self.T  # t-C+1 .. t-1
             stop = self.boundary(steps, B_idxs[:, None])  # type: ignore[attr-defined]
             zero = np.logical_or.accumulate(stop[:, ::-1], axis=1)[:, ::-1]  # any at or after
-            observation[:, :-1][zero] = 0
+            if zero.any():
+                observation[np.nonzero(zero)] = 0
         return observation
+
+    def _output_buffer(self, n: int) -> np.ndarray:
+        """A ``[n, C, H, W]`` array no earlier batch still uses, from a small pool.
+
+        Fresh megabyte-sized arrays cost a page fault per 4 KiB page on every batch (malloc
+        returns such blocks to the OS when freed); reusing one is safe once no tensor or view
+        of it is alive, which its reference count tells: the pool's and this loop's only.
+        """
+        for buffer in self._out_pool:
+            if buffer.shape[0] == n and sys.getrefcount(buffer) <= _POOL_ONLY_REFS:
+                return buffer
+        buffer = np.empty((n, self.n_frames, *self.frame_shape), self.samples_frames.dtype)
+        if len(self._out_pool) < _POOL_SIZE:
+            self._out_pool.append(buffer)
+        return buffer
 
     def _state_arrays(self) -> dict[str, np.ndarray]:
         arrays = super()._state_arrays()  # type: ignore[misc]

@@ -49,13 +49,17 @@ class NStepReturnBuffer(BaseNStepReturnBuffer):
             row), ``target_discount`` (float32), plus ``timeout[t]`` and ``timeout_n``.
         """
         targets = self.n_step_targets(T_idxs, B_idxs)
+        n = len(T_idxs)
+        inputs = self.extract_agent_inputs(  # one gather for online and bootstrap rows
+            np.concatenate([T_idxs, targets.target_T_idxs]), np.concatenate([B_idxs, B_idxs])
+        )
         fields: dict[str, Any] = {
-            "agent_inputs": self.extract_agent_inputs(T_idxs, B_idxs),
+            "agent_inputs": inputs[:n],
             "action": self.samples.action[T_idxs, B_idxs],
             "return_": targets.return_,
             "done": self.samples.done[T_idxs, B_idxs],
             "done_n": targets.done_n,
-            "target_inputs": self.extract_agent_inputs(targets.target_T_idxs, B_idxs),
+            "target_inputs": inputs[n:],
             "target_discount": targets.target_discount,
             "timeout_n": targets.timeout_n,
             **extra,

@@ -96,3 +96,9 @@ def test_timeout_cases_by_hand():
     np.testing.assert_array_equal(batch.done_n.numpy(), [False, False, False, True, True])
     obs = samples.observation[:, 0]
     np.testing.assert_array_equal(batch.target_inputs.observation.numpy(), obs[[2, 2, 2, 6, 6]])
+
+
+def test_time_limit_buffer_requires_timeout_field():
+    stream = Stream(1, seed=0, timeouts=False)
+    with pytest.raises(ValueError, match="needs a 'timeout' field"):
+        TlUniformReplayBuffer(example=stream.example(), size=20, B=1)

@@ -97,8 +97,16 @@ def test_advance_respects_valid_flags_and_unique_sampling():
 def test_input_priorities_are_shifted_and_reset_clears():
     T, B, shift = 12, 1, 2
     # off_backward >= shift: a row turns on once the priority given for it has arrived
-    tree = SumTree(T, B, 3, 1, default_value=0.5, enable_input_priorities=True,
-                   input_priority_shift=shift, rng=np.random.default_rng(0))
+    tree = SumTree(
+        T,
+        B,
+        3,
+        1,
+        default_value=0.5,
+        enable_input_priorities=True,
+        input_priority_shift=shift,
+        rng=np.random.default_rng(0),
+    )
     given = {}
     t_abs = 0
     for step in [3, 3, 3]:
