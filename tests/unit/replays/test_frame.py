@@ -82,3 +82,18 @@ def test_frame_buffer_rejects_observations_it_cannot_hold(observation):
     example = SamplesToBuffer(observation, np.int64(0), np.float32(0), False)
     with pytest.raises(ValueError, match="UniformReplayBuffer"):
         UniformReplayFrameBuffer(example=example, size=100, B=1)
+
+
+def test_batches_kept_alive_are_never_overwritten():
+    stream = Stream(2, seed=4, frames=True, timeouts=False)
+    replay = UniformReplayFrameBuffer(example=stream.example(), size=60, B=2, n_step_return=2)
+    fill(replay, stream, [5] * 8)
+    kept = [replay.sample_batch(6) for _ in range(7)]  # more than the pool holds
+    copies = [b.agent_inputs.observation.clone() for b in kept]
+    for _ in range(5):
+        replay.sample_batch(6)
+    for batch, copy in zip(kept, copies, strict=True):
+        assert (batch.agent_inputs.observation == copy).all()
+    del kept, copies, batch
+    again = replay.sample_batch(6).agent_inputs.observation.numpy()
+    assert any(np.shares_memory(again, pooled) for pooled in replay._out_pool)  # reused once free
