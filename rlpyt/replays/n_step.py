@@ -277,7 +277,13 @@ def _assign(dest: Any, dest_loc: slice, src: Any, src_loc: slice) -> None:
     """``dest[dest_loc] = src[src_loc]`` field by field (fields absent in ``dest`` skipped)."""
     if is_namedtuple(dest):
         for name, field in zip(dest._fields, dest, strict=True):
-            if field is not None:
-                _assign(field, dest_loc, getattr(src, name), src_loc)
+            if field is None:
+                continue
+            if getattr(src, name, None) is None:
+                raise ValueError(
+                    f"append_samples got a record with fields {getattr(src, '_fields', None)} "
+                    f"and no values for {name!r}; append records like the replay's example."
+                )
+            _assign(field, dest_loc, getattr(src, name), src_loc)
         return
     dest[dest_loc] = src[src_loc]

@@ -79,5 +79,7 @@ def test_errors_b_mismatch_no_valid_rows_and_small_capacity():
         replay.sample_batch(4)
     with pytest.raises(ValueError, match="fewer than batch_B=1000"):
         replay.sample_batch(1000)
+    with pytest.raises(ValueError, match="no values for 'done'"):
+        replay.append_samples(stream3.chunk(2)[0]._replace(done=None))
     with pytest.raises(ValueError, match="use size >= 15"):
         UniformReplayBuffer(example=stream.example(), size=10, B=3, n_step_return=3)
