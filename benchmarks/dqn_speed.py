@@ -32,9 +32,22 @@ printed at the top.
     ``SerialSampler``, ``ClassicDqnAgent``), SB3's ``DQN("MlpPolicy")`` with the Zoo values,
     seeds interleaved: env steps and wall seconds (evaluation time excluded, clocks started
     after construction) until a periodic evaluation of 10 episodes averages >= 475 (ours:
-    the config's evaluation with ``eps_eval``; SB3: ``evaluate_policy`` deterministic), both
-    evaluating every ``(5000 // 256) * 256 = 4864`` env steps; cap ``--cap`` steps; a seed that
-    never gets there counts as infinitely late in the medians.
+    the config's evaluation, 5 envs x 2 episodes with ``eps_eval`` 0.001; SB3:
+    ``evaluate_policy`` deterministic on one env), both evaluating every
+    ``(5000 // 256) * 256 = 4864`` env steps; cap ``--cap`` steps rounded down to whole
+    evaluation intervals (145,920 by default); a seed that never gets there counts as
+    infinitely late in the medians. How SB3's settings map to the config's (SB3 -> ours):
+    learning_rate 2.3e-3, batch_size 64, buffer_size 100k, learning_starts 1000, gamma 0.99
+    -> ``learning_rate``, ``batch_size``, ``replay_size``, ``min_steps_learn``,
+    ``discount``; train_freq 256 env steps with gradient_steps 128 -> batches of 32 steps x
+    8 envs with ``replay_ratio`` 32 (128 updates of 64 per batch); target_update_interval 10
+    env steps (a copy during each collection round) -> ``target_update_interval`` 128
+    updates (a copy after each batch's last update: the same network at the same point);
+    exploration 1 -> 0.04 over 16% of the Zoo's 50k steps -> ``eps_final`` 0.04,
+    ``eps_steps`` 8000 (SB3 gets ``exploration_fraction = 8000 / cap`` so that the cap does
+    not stretch it); net_arch [256, 256] -> ``hidden_sizes``; SB3's Huber loss,
+    max_grad_norm 10, tau 1 and Adam eps 1e-8 -> ``delta_clip`` 1, ``clip_grad_norm`` 10,
+    ``target_update_tau`` 1, ``optim.eps``.
 (d) The allocated size of a 1,000,000-transition frame replay for ``AtariEnv``'s
     ``[4, 104, 80]`` observations, built by ``DQN.make_replay_buffer`` exactly as training
     builds it (B=1 and the Atari config's B=16), summed over the distinct memory of its arrays;
@@ -83,7 +96,7 @@ REPLAY_1M = 1_000_000
 # -- timing helpers -----------------------------------------------------------------------------
 
 
-def timed_calls(call: Callable[[], None], seconds: float, warmup: float) -> tuple[int, float]:
+def timed_calls(call: Callable[[], object], seconds: float, warmup: float) -> tuple[int, float]:
     """Call ``call`` for ``warmup`` seconds, then count calls over ``seconds``; (calls, s)."""
     end = time.perf_counter() + warmup
     while time.perf_counter() < end:
@@ -147,7 +160,9 @@ def bare_model_rate(seconds: float, warmup: float, with_target: bool = False) ->
 # -- (a) and (b) ours ---------------------------------------------------------------------------
 
 
-def build_pong_runner(learning_starts: int, replay_size: int, seed: int = 0) -> MinibatchRl:
+def build_pong_runner(
+    learning_starts: int, replay_size: int, seed: int = 0
+) -> tuple[MinibatchRl, DQN]:
     """A started ``MinibatchRl`` for DQN on Pong: 1 env, 4 steps per batch, 1 update each.
 
     Epsilon is 1 until learning starts and ``FINAL_EPS`` from then on (as the SB3 side).
@@ -181,14 +196,14 @@ def build_pong_runner(learning_starts: int, replay_size: int, seed: int = 0) -> 
     runner.startup()
     if algo.updates_per_optimize != 1:
         raise RuntimeError(f"expected 1 update per iteration, got {algo.updates_per_optimize}")
-    return runner
+    return runner, algo
 
 
 class PongLoop:
     """Drives a started Pong runner iteration by iteration (the body of ``MinibatchRl``)."""
 
     def __init__(self, learning_starts: int, replay_size: int):
-        self.runner = build_pong_runner(learning_starts, replay_size)
+        self.runner, self.algo = build_pong_runner(learning_starts, replay_size)
         self.itr = 0
 
     def iteration(self) -> None:
@@ -201,11 +216,11 @@ class PongLoop:
         runner = self.runner
         runner.agent.sample_mode(self.itr)
         samples, _ = runner.sampler.obtain_samples(self.itr)
-        runner.algo.append_samples(samples)
+        self.algo.append_samples(samples)
         self.itr += 1
 
     def until_learning(self) -> None:
-        while self.itr < self.runner.algo.min_itr_learn:
+        while self.itr < self.algo.min_itr_learn:
             self.iteration()
 
     def loop_rates(self, seconds: float, warmup: float) -> tuple[float, float]:
@@ -214,16 +229,16 @@ class PongLoop:
         end = time.perf_counter() + warmup
         while time.perf_counter() < end:
             self.iteration()
-        updates0, itr0, start = self.runner.algo.update_counter, self.itr, time.perf_counter()
+        updates0, itr0, start = self.algo.update_counter, self.itr, time.perf_counter()
         while time.perf_counter() - start < seconds:
             self.iteration()
         elapsed = time.perf_counter() - start
         steps = (self.itr - itr0) * TRAIN_FREQ
-        return steps / elapsed, (self.runner.algo.update_counter - updates0) / elapsed
+        return steps / elapsed, (self.algo.update_counter - updates0) / elapsed
 
     def optimize_rate(self, seconds: float, warmup: float) -> float:
         """Updates/s of ``optimize_agent`` alone (no new samples appended)."""
-        algo, agent = self.runner.algo, self.runner.agent
+        algo, agent = self.algo, self.runner.agent
         agent.train_mode(self.itr)
         itr = max(self.itr, algo.min_itr_learn)
         n, elapsed = timed_calls(lambda: algo.optimize_agent(itr, None), seconds, warmup)
@@ -472,6 +487,7 @@ def sb3_cartpole(seed: int, cap: int, eval_every: int) -> SolveClock:
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.evaluation import evaluate_policy
+    from stable_baselines3.common.monitor import Monitor
 
     model = sb3.DQN(
         "MlpPolicy",
@@ -490,7 +506,7 @@ def sb3_cartpole(seed: int, cap: int, eval_every: int) -> SolveClock:
         seed=seed,
         device="cpu",
     )
-    eval_env = gym.make("CartPole-v1")
+    eval_env = Monitor(gym.make("CartPole-v1"))
     eval_env.reset(seed=10_000 + seed)
     clock = SolveClock()
 
@@ -521,16 +537,17 @@ def fmt(value: float | None, spec: str = ",.0f") -> str:
 
 def part_c(args: argparse.Namespace) -> None:
     eval_every = eval_interval_steps(cartpole_config())
-    print(f"(c) CartPole-v1, evaluations every {eval_every} env steps, cap {args.cap:,}")
+    cap = max(args.cap // eval_every, 1) * eval_every  # both end on an evaluation
+    print(f"(c) CartPole-v1, evaluations every {eval_every} env steps, cap {cap:,}")
     clocks: dict[str, list[SolveClock]] = {"ours": [], "SB3": []}
     for seed in range(args.seeds):
-        clocks["ours"].append(ours_cartpole(seed, args.cap))
-        clocks["SB3"].append(sb3_cartpole(seed, args.cap, eval_every))
-        print(
-            f"  (c) seed {seed}: ours {clocks['ours'][-1].reached}, "
-            f"SB3 {clocks['SB3'][-1].reached} (steps, s)",
-            flush=True,
-        )
+        clocks["ours"].append(ours_cartpole(seed, cap))
+        clocks["SB3"].append(sb3_cartpole(seed, cap, eval_every))
+        for name, runs in clocks.items():
+            curve = " ".join(
+                f"{steps / 1000:.1f}k:{mean:.0f}" for steps, mean in runs[-1].evaluations
+            )
+            print(f"  (c) seed {seed} {name}: evaluations {curve}", flush=True)
     summary = {}
     print(f"\n== (c) CartPole-v1 DQN to an evaluation mean >= {SOLVED:g}, {args.seeds} seeds ==")
     print(f"{'':8s}{'steps (median)':>16s}{'s (median)':>12s}{'reached':>9s}  per seed (steps, s)")
@@ -639,9 +656,10 @@ def part_d(args: argparse.Namespace) -> None:
     for B in (1, 16):  # noqa: N806
         allocated, small, growth, name = frame_replay_size(B)
         minimum = REPLAY_1M * (frame + small)
+        touched = "pages untouched" if growth < 0.01 * allocated else "PAGES WERE TOUCHED"
         print(
             f"ours ({name}), B={B:2d}: {allocated / 1e9:6.2f} GB (RSS growth while building: "
-            f"{growth / 1e6:.1f} MB, pages untouched)"
+            f"{growth / 1e6:.1f} MB, {touched})"
         )
         print(
             f"  one frame + small fields ({small} B: action, reward, done[, timeout]) per "
