@@ -196,7 +196,8 @@ class BaseNStepReturnBuffer(BaseReplayBuffer):
         ``t + k`` with ``discount ** (k + 1)``; a terminal sets ``done_n`` (its bootstrap row,
         masked by the caller, is ``t + k``, or ``t + k - 1`` when the boundary is an invalid row,
         so it is always a written, finite row). Without a boundary: row ``t + n``,
-        ``discount ** n``. Invalid rows count as terminals with reward 0.
+        ``discount ** n``; but when row ``t + n`` itself was appended invalid, a terminal with
+        bootstrap row ``t + n - 1``. Invalid rows count as terminals with reward 0.
 
         Args:
             T_idxs: Row indexes, any shape.
@@ -207,9 +208,10 @@ class BaseNStepReturnBuffer(BaseReplayBuffer):
         """
         n = self.n_step_return
         offsets = np.arange(n)
-        rows = (T_idxs[..., None] + offsets) % self.T
+        rows = (T_idxs[..., None] + np.arange(n + 1)) % self.T
         cols = B_idxs[..., None]
-        valid = self.valid[rows, cols]
+        valid_ext = self.valid[rows, cols]  # window and the bootstrap row t + n
+        valid, rows = valid_ext[..., :n], rows[..., :n]
         stop = np.asarray(self.samples.done[rows, cols], bool) | ~valid
         any_stop = stop.any(axis=-1)
         k = np.where(any_stop, stop.argmax(axis=-1), n - 1)
@@ -223,9 +225,12 @@ class BaseNStepReturnBuffer(BaseReplayBuffer):
         else:
             timeout_n = np.zeros_like(any_stop)
         target_offset = np.where(any_stop, np.where(k_valid, k, k - 1), n)
+        # Padding right after the window (no done seen): the episode ended there; a terminal.
+        cut = ~any_stop & ~valid_ext[..., n]
+        target_offset = np.where(cut, n - 1, target_offset)
         return NStepTargets(
             return_=return_,
-            done_n=any_stop & ~timeout_n,
+            done_n=(any_stop & ~timeout_n) | cut,
             timeout_n=timeout_n,
             target_T_idxs=(T_idxs + target_offset) % self.T,
             target_discount=self._discounts[m].astype(np.float32),

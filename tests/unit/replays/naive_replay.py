@@ -111,6 +111,9 @@ def naive_target(history, a, b, n, discount, timeouts=True):
             else:
                 done_n = True
             break
+    else:
+        if not history[a + n]["valid"][b]:  # padding right after the window
+            done_n, target = True, a + n - 1
     return ret, done_n, timeout_n, target, discount**m
 
 

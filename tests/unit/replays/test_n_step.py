@@ -102,3 +102,26 @@ def test_time_limit_buffer_requires_timeout_field():
     stream = Stream(1, seed=0, timeouts=False)
     with pytest.raises(ValueError, match="needs a 'timeout' field"):
         TlUniformReplayBuffer(example=stream.example(), size=20, B=1)
+
+
+def test_invalid_row_in_window_is_a_terminal_with_a_written_bootstrap_row():
+    """A padding row without a done before it: reward 0, done_n, bootstrap from the row
+    before it (never the padding row, whose observation may be NaN)."""
+    stream = Stream(1, seed=0, timeouts=False)
+    replay = UniformReplayBuffer(
+        example=stream.example(), size=20, B=1, discount=0.5, n_step_return=3
+    )
+    samples, valid = stream.chunk(8)
+    samples.done[:] = False
+    samples.reward[:, 0] = np.arange(1, 9)
+    valid[4:6] = False
+    samples.observation[4:6] = np.nan
+    replay.append_samples(samples, valid)
+    batch = replay.extract_batch(np.array([2, 3, 1]), np.zeros(3, int))
+    np.testing.assert_allclose(batch.return_.numpy(), [3 + 2, 4, 2 + 1.5 + 1])
+    # row 1: no boundary in 1..3, but the bootstrap row 4 is padding -> terminal, row 3
+    np.testing.assert_array_equal(batch.done_n.numpy(), [True, True, True])
+    np.testing.assert_allclose(batch.target_discount.numpy(), [0.125, 0.25, 0.125])
+    obs = samples.observation[:, 0]
+    np.testing.assert_array_equal(batch.target_inputs.observation.numpy(), obs[[3, 3, 3]])
+    assert np.isfinite(batch.target_inputs.observation.numpy()).all()
