@@ -68,6 +68,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -303,7 +304,9 @@ def part_a(args: argparse.Namespace) -> None:
 
 def atari_adapter_class() -> type:
     """``AtariGymAdapter`` of ``sampler_throughput.py`` (AtariEnv as a gymnasium env)."""
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
     from sampler_throughput import AtariGymAdapter
 
     return AtariGymAdapter
