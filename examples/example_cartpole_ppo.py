@@ -1,7 +1,8 @@
-"""Example 1: PPO on CartPole-v1 with the serial sampler, in one process.
+"""PPO on CartPole-v1 with the serial sampler, in one process: the smallest complete run.
 
-Runs as written: ``python examples/example_1.py [--run_ID 0] [--n_steps 100000]``.
-Logs to ``data/local/<date>/<time>/example_1/run_<ID>/`` under the current directory.
+Runs as written: ``python examples/example_cartpole_ppo.py [--run_ID 0] [--n_steps 100000]``.
+Logs to ``data/local/<date>/<time>/example_cartpole_ppo/run_<ID>/`` under the current
+directory.
 """
 
 import argparse
@@ -34,7 +35,7 @@ CONFIG = dict(
 )
 
 
-def build_and_train(run_ID=0, n_steps=None, seed=None, log_dir="example_1"):
+def build_and_train(run_ID=0, n_steps=None, seed=None, log_dir="example_cartpole_ppo"):
     config = {k: dict(v) for k, v in CONFIG.items()}
     if n_steps is not None:
         config["runner"]["n_steps"] = n_steps

@@ -5,9 +5,9 @@ constructors; ``env`` goes to ``rlpyt.envs.gym.make``, ``model`` is ``ClassicFfM
 ``model_kwargs``). The sweep demo (``experiments/README.md``) runs the "0" config.
 
 Keys:
-    "0": RL-zoo's tuned CartPole PPO (as ``examples/example_1.py``): 32 steps x 8 envs per
-        batch, 1 minibatch x 20 epochs, ratio clip 0.2, lr 1e-3 decayed linearly, discount
-        0.98, GAE lambda 0.8, normalized advantages, 64-64 tanh MLPs, 100k steps.
+    "0": RL-zoo's tuned CartPole PPO (as ``examples/example_cartpole_ppo.py``): 32 steps x 8
+        envs per batch, 1 minibatch x 20 epochs, ratio clip 0.2, lr 1e-3 decayed linearly,
+        discount 0.98, GAE lambda 0.8, normalized advantages, 64-64 tanh MLPs, 100k steps.
 """
 
 from typing import Any
