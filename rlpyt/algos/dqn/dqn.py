@@ -26,6 +26,12 @@ import torch
 from rlpyt.algos.base import RlAlgorithm
 from rlpyt.algos.pg.base import make_optimizer
 from rlpyt.algos.utils import valid_from_done
+from rlpyt.replays.non_sequence.frame import (
+    PrioritizedReplayFrameBuffer,
+    UniformReplayFrameBuffer,
+)
+from rlpyt.replays.non_sequence.prioritized import PrioritizedReplayBuffer
+from rlpyt.replays.non_sequence.uniform import UniformReplayBuffer
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.logging import logger
@@ -233,7 +239,8 @@ class DQN(RlAlgorithm):
         self.sampler_bs = sampler_bs = batch_spec.size
         self.updates_per_optimize = max(1, round(self.replay_ratio * sampler_bs / self._batch_size))
         self.min_itr_learn = self.min_steps_learn // sampler_bs
-        eps_itr_max = max(1, self.eps_steps // sampler_bs)
+        # Epsilon falls from min_itr_learn on; eps_steps below min_steps_learn: a step there.
+        eps_itr_max = max(1, self.min_itr_learn, self.eps_steps // sampler_bs)
         self.agent.set_epsilon_itr_min_max(self.min_itr_learn, eps_itr_max)  # type: ignore[attr-defined]
         self.pri_beta_itr = max(1, self.pri_beta_steps // sampler_bs)
         logger.log(
@@ -259,13 +266,6 @@ class DQN(RlAlgorithm):
         A uint8 ``[C, H, W]`` observation is a stack of frames (AtariEnv): each frame is
         stored once (``*ReplayFrameBuffer``). Anything else (state vectors) is stored whole.
         """
-        from rlpyt.replays.non_sequence.frame import (
-            PrioritizedReplayFrameBuffer,
-            UniformReplayFrameBuffer,
-        )
-        from rlpyt.replays.non_sequence.prioritized import PrioritizedReplayBuffer
-        from rlpyt.replays.non_sequence.uniform import UniformReplayBuffer
-
         if self.ReplayBufferCls is not None:
             logger.log(f"{type(self).__name__}: replay class given: {self.ReplayBufferCls}.")
             return self.ReplayBufferCls
