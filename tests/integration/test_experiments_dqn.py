@@ -230,3 +230,23 @@ def test_train_script_runs_through_the_command_line(script, tmp_path):
         assert params["name"] == "pong" and params["eval_env"]["game"] == "pong"
     else:
         assert params["name"] == "CartPole-v1"
+
+
+def test_cartpole_launch_script_sweeps_through_run_experiments(tmp_path, monkeypatch):
+    launch = load_script("classic/dqn/launch/launch_cartpole_dqn.py")
+    real_run_experiments = launch.run_experiments
+    calls = []
+
+    def tiny_sweep(**kwargs):  # The launch script's sweep, with a few hundred steps per run.
+        calls.append(kwargs)
+        kwargs.update(variants=[TINY_CARTPOLE] * len(kwargs["variants"]), runs_per_setting=2)
+        return real_run_experiments(**kwargs, root_log_dir=str(tmp_path))
+
+    monkeypatch.setattr(launch, "run_experiments", tiny_sweep)
+    launch.main()
+    (call,) = calls
+    assert call["common_args"] == ("dqn",) and call["log_dirs"] == ["dqn"]
+    runs = sorted(tmp_path.glob("local/*/*/cartpole_dqn/dqn/run_*/progress.csv"))
+    assert [path.parent.name for path in runs] == ["run_0", "run_1"]
+    for path in runs:
+        assert int(float(read_progress(path.parent)[-1]["Diagnostics/CumSteps"])) == 256
