@@ -85,12 +85,19 @@ def script_configs(script):
     return load_script(script).configs
 
 
+_SPACES = {}
+
+
 def env_spaces(runner):
-    env = runner.sampler.EnvCls(**runner.sampler.env_kwargs)
-    try:
-        return env.spaces
-    finally:
-        env.close()
+    """The env's spaces (made once per env class and keywords: Atari envs load a ROM)."""
+    key = (runner.sampler.EnvCls, repr(sorted(runner.sampler.env_kwargs.items())))
+    if key not in _SPACES:
+        env = runner.sampler.EnvCls(**runner.sampler.env_kwargs)
+        try:
+            _SPACES[key] = env.spaces
+        finally:
+            env.close()
+    return _SPACES[key]
 
 
 @pytest.mark.parametrize("module_name", sorted(CONFIG_MODULES))
