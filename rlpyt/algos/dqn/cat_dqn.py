@@ -142,7 +142,7 @@ class CategoricalDQN(DQN):
         (clipped to ``[V_min, V_max]``) and its probability is split between the two nearest
         atoms of ``z`` in proportion to closeness: ``sum_j p_j * max(0, 1 - |tz_j - z_i| / dz)``.
         """
-        target_ps = self.agent.target(*samples.target_inputs).to(device)  # [batch, A, P]
+        target_ps = self.agent.target(*samples.target_inputs).to(device)  # type: ignore[attr-defined]  # [batch, A, P]
         n_atoms = target_ps.shape[-1]
         z = torch.linspace(self.V_min, self.V_max, n_atoms, device=device)
         if self.double_dqn:
