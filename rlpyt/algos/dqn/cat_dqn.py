@@ -6,6 +6,8 @@ the target updates. The agent (``CatDqnAgent``) outputs per-action probabilities
 target network's distribution at the greedy next action, shifted and shrunk by the replayed
 return (``return_ + (1 - done_n) * target_discount * z``) and projected back onto ``z``; the
 loss is its cross-entropy with the online distribution of the replayed action.
+
+Bellemare, Dabney and Munos, 2017, "A Distributional Perspective on Reinforcement Learning".
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from rlpyt.utils.collections import AttrDict
 
 PROB_FLOOR = 1e-6  # probabilities are clamped here before taking logs
+PROJECTION_CHUNK = 1024  # rows projected at once ([rows, n_atoms, n_atoms] weights)
 
 
 class CategoricalDQN(DQN):
@@ -116,8 +119,15 @@ class CategoricalDQN(DQN):
         super().initialize(agent, n_itr, batch_spec, mid_batch_reset, examples, world_size, rank)
         agent.give_V_min_max(self.V_min, self.V_max)  # type: ignore[attr-defined]
 
-    def loss(self, samples: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    def loss(
+        self, samples: Any, target: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Cross-entropy to the projected target distribution.
+
+        Args:
+            samples: The minibatch.
+            target: Its projected target distributions ``[batch, n_atoms]`` if already
+                computed (:meth:`targets`).
 
         Returns:
             ``(loss, kl [batch])``: the (importance-weighted) mean cross-entropy, and the KL
@@ -125,8 +135,7 @@ class CategoricalDQN(DQN):
         """
         ps = self.agent(*samples.agent_inputs)  # [batch, A, n_atoms]
         p = select_at_indexes(samples.action, ps)  # [batch, n_atoms]
-        with torch.no_grad():
-            target_p = self.projected_target(samples, p.device)
+        target_p = self.targets(samples) if target is None else target.to(p.device)
         log_p = p.clamp(min=PROB_FLOOR).log()
         losses = -(target_p * log_p).sum(dim=-1)
         if self.prioritized_replay:
@@ -134,6 +143,19 @@ class CategoricalDQN(DQN):
         with torch.no_grad():
             kl = (target_p * (target_p.clamp(min=PROB_FLOOR).log() - log_p)).sum(dim=-1)
         return losses.mean(), kl.clamp(min=0).cpu()
+
+    @torch.no_grad()
+    def targets(self, samples: Any) -> torch.Tensor:
+        """Projected target distributions ``[rows, n_atoms]``, in chunks of 1024 rows."""
+        device = self.agent.device
+        n = len(samples.return_)
+        if n <= PROJECTION_CHUNK:
+            return self.projected_target(samples, device)
+        chunks = [
+            self.projected_target(samples[i : i + PROJECTION_CHUNK], device)
+            for i in range(0, n, PROJECTION_CHUNK)
+        ]
+        return torch.cat(chunks)
 
     def projected_target(self, samples: Any, device: torch.device) -> torch.Tensor:
         """The target distribution ``[batch, n_atoms]`` on the support ``z``.

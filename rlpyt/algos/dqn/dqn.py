@@ -11,7 +11,12 @@ the replay gives the n-step return, whether the window met a terminal, and the d
 bootstrap state (``discount ** n``, or fewer steps where a time limit cut the window: a
 ``timeout`` bootstraps instead of ending the return; see docs/replays.md). ``Q'`` is the target
 network's value of the bootstrap state: its max, or with ``double_dqn`` its value at the online
-network's argmax.
+network's argmax. Building the replay and appending batches: ``rlpyt.algos.replay_mixin``.
+
+Mnih et al., 2015, "Human-level control through deep reinforcement learning" (DQN); van
+Hasselt et al., 2016, "Deep Reinforcement Learning with Double Q-learning"; Wang et al., 2016,
+"Dueling Network Architectures for Deep Reinforcement Learning" (in the agent's model); Schaul et
+al., 2016, "Prioritized Experience Replay"; n-step returns as in Hessel et al., 2018, "Rainbow".
 """
 
 from __future__ import annotations
@@ -20,20 +25,12 @@ import inspect
 from collections import namedtuple
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import torch
 
 from rlpyt.algos.base import RlAlgorithm
 from rlpyt.algos.pg.base import make_optimizer
-from rlpyt.algos.utils import valid_from_done
-from rlpyt.replays.non_sequence.frame import (
-    PrioritizedReplayFrameBuffer,
-    UniformReplayFrameBuffer,
-)
-from rlpyt.replays.non_sequence.prioritized import PrioritizedReplayBuffer
-from rlpyt.replays.non_sequence.uniform import UniformReplayBuffer
+from rlpyt.algos.replay_mixin import ReplayAlgoMixin
 from rlpyt.utils.checks import check_number
-from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.logging import logger
 from rlpyt.utils.tensor import select_at_indexes
 
@@ -43,15 +40,11 @@ if TYPE_CHECKING:
     from rlpyt.utils.collections import AttrDict
 
 OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "tdAbsErr"])
-SamplesToBuffer = namedarraytuple("SamplesToBuffer", ["observation", "action", "reward", "done"])
-SamplesToBufferTl = namedarraytuple(
-    "SamplesToBufferTl", ["observation", "action", "reward", "done", "timeout"]
-)
 
 TD_ERROR_STRIDE = 8  # OptInfo keeps every 8th TD error of a minibatch (rlpyt's choice)
 
 
-class DQN(RlAlgorithm):
+class DQN(ReplayAlgoMixin, RlAlgorithm):
     """Deep Q-learning with rlpyt's keywords and defaults.
 
     Args:
@@ -260,57 +253,6 @@ class DQN(RlAlgorithm):
             self.optimizer.load_state_dict(self.initial_optim_state_dict)
         self._params = [p for group in self.optimizer.param_groups for p in group["params"]]
 
-    def replay_buffer_class(self, examples: AttrDict) -> type:
-        """The replay class: ``ReplayBufferCls`` if given, else chosen from the observation.
-
-        A uint8 ``[C, H, W]`` observation is a stack of frames (AtariEnv): each frame is
-        stored once (``*ReplayFrameBuffer``). Anything else (state vectors) is stored whole.
-        """
-        if self.ReplayBufferCls is not None:
-            logger.log(f"{type(self).__name__}: replay class given: {self.ReplayBufferCls}.")
-            return self.ReplayBufferCls
-        self._auto_frames = is_frame_stack(examples.observation)
-        if self._auto_frames:
-            return (
-                PrioritizedReplayFrameBuffer
-                if self.prioritized_replay
-                else UniformReplayFrameBuffer
-            )
-        return PrioritizedReplayBuffer if self.prioritized_replay else UniformReplayBuffer
-
-    def make_replay_buffer(self, examples: AttrDict, batch_spec: BatchSpec) -> Any:
-        """Build the replay from the example step (stores ``timeout`` when the env has one)."""
-        self._auto_frames = False
-        ReplayCls = self.replay_buffer_class(examples)  # noqa: N806
-        self._store_timeout = hasattr(examples.env_info, "timeout")
-        fields: dict[str, Any] = dict(
-            observation=examples.observation,
-            action=examples.action,
-            reward=examples.reward,
-            done=examples.done,
-        )
-        if self._store_timeout:
-            fields["timeout"] = np.asarray(examples.env_info.timeout, dtype=bool)
-            example: Any = SamplesToBufferTl(**fields)
-        else:
-            example = SamplesToBuffer(**fields)
-        kwargs: dict[str, Any] = dict(
-            example=example,
-            size=self.replay_size,
-            B=batch_spec.B,
-            discount=self.discount,
-            n_step_return=self.n_step_return,
-        )
-        if self.prioritized_replay:
-            kwargs.update(
-                alpha=self.pri_alpha,
-                beta=self.pri_beta_init,
-                default_priority=self.default_priority,
-            )
-        self._frame_checks_left = 2 if self._auto_frames else 0
-        self._last_frames: Any = None
-        return ReplayCls(**kwargs)
-
     # ---- training -------------------------------------------------------------------------
 
     def optimize_agent(
@@ -338,67 +280,65 @@ class DQN(RlAlgorithm):
         if self.prioritized_replay:
             self.replay_buffer.set_beta(self.beta_at(itr))
         steps = []
-        for _ in range(self.updates_per_optimize):
-            samples_from_replay = self.replay_buffer.sample_batch(self._batch_size)
-            loss, td_abs_errors = self.loss(samples_from_replay)
-            self.optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            grad_norm = torch.nn.utils.clip_grad_norm_(self._params, self.clip_grad_norm)
-            self.optimizer.step()
-            if self.prioritized_replay:
-                self.replay_buffer.update_batch_priorities(td_abs_errors)
-            steps.append((loss.detach(), grad_norm, td_abs_errors[::TD_ERROR_STRIDE]))
-            self.update_counter += 1
-            if self.update_counter % self.target_update_interval == 0:
-                self.agent.update_target(self.target_update_tau)  # type: ignore[attr-defined]
+        remaining = self.updates_per_optimize
+        while remaining:
+            # Updates until the next target update share one replay draw and, without double
+            # DQN, one target pass: the target network is the same for all of them, and
+            # uniform draws do not depend on the updates (prioritized ones do: one at a time).
+            k = self._segment_length(remaining)
+            batch = self.replay_buffer.sample_batch(self._batch_size * k)
+            targets = None if k == 1 or self.double_dqn else self.targets(batch)
+            for j in range(k):
+                rows = slice(j * self._batch_size, (j + 1) * self._batch_size)
+                minibatch = batch if k == 1 else batch[rows]
+                steps.append(self.update(minibatch, None if targets is None else targets[rows]))
+            remaining -= k
         return opt_info_from(steps)
 
-    def append_samples(self, samples: Samples) -> None:
-        """Put a sampler batch into the replay (wait-reset padding marked not valid)."""
-        env = samples.env
-        fields = dict(
-            observation=env.observation,
-            action=samples.agent.action,
-            reward=env.reward,
-            done=env.done,
+    def _segment_length(self, remaining: int) -> int:
+        """Updates that can share one replay draw: up to the next target update."""
+        if self.prioritized_replay:
+            return 1
+        to_target_update = self.target_update_interval - (
+            self.update_counter % self.target_update_interval
         )
-        if self._store_timeout:
-            to_buffer: Any = SamplesToBufferTl(**fields, timeout=env.env_info.timeout)
-        else:
-            to_buffer = SamplesToBuffer(**fields)
-        if self._frame_checks_left:
-            self._check_frame_stacking(env.observation, env.done)
-        valid = None
-        if not self.mid_batch_reset:
-            valid = np.asarray(valid_from_done(np.asarray(env.done, dtype=np.float32)) > 0)
-        self.replay_buffer.append_samples(to_buffer, valid=valid)
+        replay = self.replay_buffer
+        capacity = getattr(replay, "sampleable_rows", 0) * getattr(replay, "B", 0)
+        return max(1, min(remaining, to_target_update, capacity // self._batch_size))
 
-    def _check_frame_stacking(self, observation: Any, done: Any) -> None:
-        """The automatic frame buffer needs observations that are stacks of frames.
+    def update(
+        self, samples: Any, target: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """One gradient step on a replayed minibatch (and the target update when due).
 
-        Checks on the first batches that within an episode ``obs[t][:-1] == obs[t-1][1:]``;
-        image observations that are not frame stacks must use a whole-observation replay.
+        Args:
+            samples: The minibatch.
+            target: Its precomputed :meth:`targets` (None: computed here).
+
+        Returns:
+            ``(loss, grad_norm, every 8th td_abs_error)``, tensors (not yet Python floats).
         """
-        observation, done = np.asarray(observation), np.asarray(done)
-        previous = self._last_frames
-        pairs = [(observation[t - 1], done[t - 1], observation[t]) for t in range(1, len(done))]
-        if previous is not None:
-            pairs.insert(0, (previous[0], previous[1], observation[0]))
-        for before, ended, after in pairs:
-            same = np.all(before[:, 1:] == after[:, :-1], axis=tuple(range(1, before.ndim)))
-            if not np.all(same | ended):
-                raise ValueError(
-                    f"{type(self).__name__}: the observations are uint8 [C, H, W] images "
-                    "but not stacks of frames shifted by one per step, so the frame replay "
-                    "(chosen for such observations) cannot rebuild them. Pass "
-                    "ReplayBufferCls=UniformReplayBuffer (or PrioritizedReplayBuffer with "
-                    "prioritized_replay=True) to store whole observations."
-                )
-        self._last_frames = (observation[-1].copy(), done[-1].copy())
-        self._frame_checks_left -= 1
+        loss, td_abs_errors = self.loss(samples, target)
+        for param in self._params:
+            param.grad = None
+        loss.backward()
+        grad_norm = torch.nn.utils.clip_grad_norm_(self._params, self.clip_grad_norm)
+        self.optimizer.step()
+        if self.prioritized_replay:
+            self.replay_buffer.update_batch_priorities(td_abs_errors)
+        self.update_counter += 1
+        if self.update_counter % self.target_update_interval == 0:
+            self.agent.update_target(self.target_update_tau)  # type: ignore[attr-defined]
+        return loss.detach(), grad_norm, td_abs_errors[::TD_ERROR_STRIDE]
 
-    def loss(self, samples: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    def loss(
+        self, samples: Any, target: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """TD loss of a replayed minibatch.
+
+        Args:
+            samples: The minibatch.
+            target: Its TD targets ``y [batch]`` if already computed (:meth:`targets`).
 
         Returns:
             ``(loss, td_abs_errors [batch])``: Huber (or squared) TD loss, importance-weighted
@@ -406,10 +346,8 @@ class DQN(RlAlgorithm):
         """
         qs = self.agent(*samples.agent_inputs)
         q = select_at_indexes(samples.action, qs)
-        with torch.no_grad():
-            target_q = self.target_value(samples.target_inputs)
-            y = bootstrap_target(samples, target_q.to(q.device))
-        delta = y - q
+        y = self.targets(samples) if target is None else target
+        delta = y.to(q.device) - q
         abs_delta = delta.abs()
         losses = 0.5 * delta * delta
         if self.delta_clip is not None:
@@ -421,6 +359,11 @@ class DQN(RlAlgorithm):
         if self.delta_clip is not None:
             td_abs_errors = td_abs_errors.clamp(max=self.delta_clip)
         return losses.mean(), td_abs_errors.cpu()
+
+    @torch.no_grad()
+    def targets(self, samples: Any) -> torch.Tensor:
+        """TD targets ``y = return_ + (1 - done_n) * target_discount * Q'`` of replayed rows."""
+        return bootstrap_target(samples, self.target_value(samples.target_inputs))
 
     def target_value(self, target_inputs: Any) -> torch.Tensor:
         """``Q'(s')``: the target network's max, or its value at the online argmax."""
@@ -461,15 +404,6 @@ class DQN(RlAlgorithm):
                 "the replay starts empty and learning resumes once it holds min_steps_learn "
                 "steps again."
             )
-
-
-def is_frame_stack(observation: Any) -> bool:
-    """Whether an example observation is a uint8 ``[C, H, W]`` stack of frames."""
-    return (
-        isinstance(observation, np.ndarray)
-        and observation.ndim == 3
-        and observation.dtype == np.uint8
-    )
 
 
 def bootstrap_target(samples: Any, target_value: torch.Tensor) -> torch.Tensor:

@@ -30,6 +30,8 @@ Batch = namedtuple(
 class TableAgent:
     """Q-values (or atom probabilities) looked up by observation id: online and target tables."""
 
+    device = torch.device("cpu")
+
     def __init__(self, online: torch.Tensor, target: torch.Tensor):
         self.online = online.clone().requires_grad_(True)
         self.target_table = target

@@ -1,0 +1,156 @@
+"""Replay plumbing of replay-based algorithms: choose and build the replay, append batches.
+
+Box: Algorithm (replay families). ``DQN`` and ``CategoricalDQN`` mix in
+:class:`ReplayAlgoMixin`: at ``initialize`` it builds the replay from the sampler's example step
+(``make_replay_buffer``), and every ``optimize_agent`` hands it the sampler's ``[T, B]`` batch
+(``append_samples``), marking the padding steps of wait-reset collectors not valid. Subclasses
+choose the replay class (``replay_buffer_class``); the Q-function policy gradients reuse the rest.
+
+Attributes the mixin reads from the algorithm: ``replay_size``, ``discount``, ``n_step_return``,
+``prioritized_replay`` (and ``pri_alpha``, ``pri_beta_init``, ``default_priority`` with it),
+``ReplayBufferCls``, ``mid_batch_reset``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from rlpyt.algos.utils import valid_from_done
+from rlpyt.replays.non_sequence.frame import (
+    PrioritizedReplayFrameBuffer,
+    UniformReplayFrameBuffer,
+)
+from rlpyt.replays.non_sequence.prioritized import PrioritizedReplayBuffer
+from rlpyt.replays.non_sequence.uniform import UniformReplayBuffer
+from rlpyt.utils.collections import namedarraytuple
+from rlpyt.utils.logging import logger
+
+if TYPE_CHECKING:
+    from rlpyt.samplers.collections import BatchSpec, Samples
+    from rlpyt.utils.collections import AttrDict
+
+SamplesToBuffer = namedarraytuple("SamplesToBuffer", ["observation", "action", "reward", "done"])
+SamplesToBufferTl = namedarraytuple(
+    "SamplesToBufferTl", ["observation", "action", "reward", "done", "timeout"]
+)
+
+
+class ReplayAlgoMixin:
+    """Builds the algorithm's replay (``self.replay_buffer``) and feeds it sampler batches."""
+
+    replay_size: int
+    discount: float
+    n_step_return: int
+    prioritized_replay: bool
+    pri_alpha: float
+    pri_beta_init: float
+    default_priority: float
+    ReplayBufferCls: type | None
+    mid_batch_reset: bool
+    replay_buffer: Any
+
+    def replay_buffer_class(self, examples: AttrDict) -> type:
+        """The replay class: ``ReplayBufferCls`` if given, else chosen from the observation.
+
+        A uint8 ``[C, H, W]`` observation is a stack of frames (AtariEnv): each frame is
+        stored once (``*ReplayFrameBuffer``). Anything else (state vectors) is stored whole.
+        """
+        if self.ReplayBufferCls is not None:
+            logger.log(f"{type(self).__name__}: replay class given: {self.ReplayBufferCls}.")
+            return self.ReplayBufferCls
+        self._auto_frames = is_frame_stack(examples.observation)
+        if self._auto_frames:
+            return (
+                PrioritizedReplayFrameBuffer
+                if self.prioritized_replay
+                else UniformReplayFrameBuffer
+            )
+        return PrioritizedReplayBuffer if self.prioritized_replay else UniformReplayBuffer
+
+    def make_replay_buffer(self, examples: AttrDict, batch_spec: BatchSpec) -> Any:
+        """Build the replay from the example step (stores ``timeout`` when the env has one)."""
+        self._auto_frames = False
+        ReplayCls = self.replay_buffer_class(examples)  # noqa: N806
+        self._store_timeout = hasattr(examples.env_info, "timeout")
+        fields: dict[str, Any] = dict(
+            observation=examples.observation,
+            action=examples.action,
+            reward=examples.reward,
+            done=examples.done,
+        )
+        if self._store_timeout:
+            fields["timeout"] = np.asarray(examples.env_info.timeout, dtype=bool)
+            example: Any = SamplesToBufferTl(**fields)
+        else:
+            example = SamplesToBuffer(**fields)
+        kwargs: dict[str, Any] = dict(
+            example=example,
+            size=self.replay_size,
+            B=batch_spec.B,
+            discount=self.discount,
+            n_step_return=self.n_step_return,
+        )
+        if self.prioritized_replay:
+            kwargs.update(
+                alpha=self.pri_alpha,
+                beta=self.pri_beta_init,
+                default_priority=self.default_priority,
+            )
+        self._frame_checks_left = 2 if self._auto_frames else 0
+        self._last_frames: Any = None
+        return ReplayCls(**kwargs)
+
+    def append_samples(self, samples: Samples) -> None:
+        """Put a sampler batch into the replay (wait-reset padding marked not valid)."""
+        env = samples.env
+        fields = dict(
+            observation=env.observation,
+            action=samples.agent.action,
+            reward=env.reward,
+            done=env.done,
+        )
+        if self._store_timeout:
+            to_buffer: Any = SamplesToBufferTl(**fields, timeout=env.env_info.timeout)
+        else:
+            to_buffer = SamplesToBuffer(**fields)
+        if self._frame_checks_left:
+            self._check_frame_stacking(env.observation, env.done)
+        valid = None
+        if not self.mid_batch_reset:
+            valid = np.asarray(valid_from_done(np.asarray(env.done, dtype=np.float32)) > 0)
+        self.replay_buffer.append_samples(to_buffer, valid=valid)
+
+    def _check_frame_stacking(self, observation: Any, done: Any) -> None:
+        """The automatic frame buffer needs observations that are stacks of frames.
+
+        Checks on the first batches that within an episode ``obs[t][:-1] == obs[t-1][1:]``;
+        image observations that are not frame stacks must use a whole-observation replay.
+        """
+        observation, done = np.asarray(observation), np.asarray(done)
+        previous = self._last_frames
+        pairs = [(observation[t - 1], done[t - 1], observation[t]) for t in range(1, len(done))]
+        if previous is not None:
+            pairs.insert(0, (previous[0], previous[1], observation[0]))
+        for before, ended, after in pairs:
+            same = np.all(before[:, 1:] == after[:, :-1], axis=tuple(range(1, before.ndim)))
+            if not np.all(same | ended):
+                raise ValueError(
+                    f"{type(self).__name__}: the observations are uint8 [C, H, W] images "
+                    "but not stacks of frames shifted by one per step, so the frame replay "
+                    "(chosen for such observations) cannot rebuild them. Pass "
+                    "ReplayBufferCls=UniformReplayBuffer (or PrioritizedReplayBuffer with "
+                    "prioritized_replay=True) to store whole observations."
+                )
+        self._last_frames = (observation[-1].copy(), done[-1].copy())
+        self._frame_checks_left -= 1
+
+
+def is_frame_stack(observation: Any) -> bool:
+    """Whether an example observation is a uint8 ``[C, H, W]`` stack of frames."""
+    return (
+        isinstance(observation, np.ndarray)
+        and observation.ndim == 3
+        and observation.dtype == np.uint8
+    )
