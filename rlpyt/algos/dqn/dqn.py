@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "tdAbsErr"])
 
 TD_ERROR_STRIDE = 8  # OptInfo keeps every 8th TD error of a minibatch (rlpyt's choice)
+PRIORITY_EPS = 1e-6  # added to |TD| errors before they become priorities
 
 
 class DQN(ReplayAlgoMixin, RlAlgorithm):
@@ -325,7 +326,8 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         grad_norm = torch.nn.utils.clip_grad_norm_(self._params, self.clip_grad_norm)
         self.optimizer.step()
         if self.prioritized_replay:
-            self.replay_buffer.update_batch_priorities(td_abs_errors)
+            # |TD| + eps (Schaul et al.): a zero priority would never be replayed again.
+            self.replay_buffer.update_batch_priorities(td_abs_errors + PRIORITY_EPS)
         self.update_counter += 1
         if self.update_counter % self.target_update_interval == 0:
             self.agent.update_target(self.target_update_tau)  # type: ignore[attr-defined]
