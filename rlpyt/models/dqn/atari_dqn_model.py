@@ -57,7 +57,7 @@ def dqn_conv(
         paddings=DQN_PADDINGS if paddings is None else paddings,
         use_maxpool=use_maxpool,
     )
-    conv.to(memory_format=torch.channels_last)
+    conv.to(memory_format=torch.channels_last)  # type: ignore[call-overload]  # not in the stubs
     return conv, conv.conv_out_size(h, w)
 
 
