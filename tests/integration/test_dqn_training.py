@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import csv
 import math
 import os
@@ -288,3 +289,57 @@ def test_wait_reset_padding_is_never_replayed(quiet_logger):
     # row after a done within the same batch.
     assert done.any()  # real episode ends are replayed
     assert not bool(np.any(done & (return_ == 0)))
+
+
+@pytest.mark.parametrize("categorical", [False, True], ids=["dqn", "catdqn"])
+def test_shared_replay_draw_equals_one_update_at_a_time(categorical, quiet_logger):
+    # optimize_agent draws the minibatches of all updates up to the next target update at
+    # once and computes their targets in one pass; one update at a time on the same
+    # minibatches must give the same weights.
+    AlgoCls, AgentCls = (
+        (CategoricalDQN, ClassicCatDqnAgent) if categorical else (DQN, ClassicDqnAgent)
+    )
+    k = 4
+    algo = small_dqn(AlgoCls, min_steps_learn=10**6, target_update_interval=k)
+    runner = MinibatchRl(
+        algo,
+        AgentCls(model_kwargs=dict(hidden_sizes=[16])),
+        cartpole_sampler(),
+        n_steps=8 * T * B,
+        log_interval_steps=8 * T * B,
+        seed=3,
+    )
+    runner.train()  # fills the replay, no learning
+    algo.updates_per_optimize, algo.min_itr_learn = k, 0
+    big = algo.replay_buffer.sample_batch(k * algo.batch_size)
+    start_agent = {
+        name: {key: value.clone() for key, value in state.items()}
+        for name, state in algo.agent.state_dict().items()
+    }
+    start_optim = copy.deepcopy(algo.optimizer.state_dict())
+
+    def run(shared):
+        algo.agent.load_state_dict(start_agent)
+        algo.optimizer.load_state_dict(copy.deepcopy(start_optim))
+        algo.update_counter = 0
+        draws = iter(range(k))
+        if shared:
+            algo.replay_buffer.sample_batch = lambda n: big
+        else:
+            algo._segment_length = lambda remaining: 1
+            bs = algo.batch_size
+            algo.replay_buffer.sample_batch = lambda n: big[(j := next(draws)) * bs : (j + 1) * bs]
+        info = algo.optimize_agent(100)
+        del algo.replay_buffer.sample_batch
+        algo.__dict__.pop("_segment_length", None)
+        return info, {key: value.clone() for key, value in algo.agent.state_dict()["model"].items()}
+
+    shared_info, shared_weights = run(shared=True)
+    single_info, single_weights = run(shared=False)
+    assert algo.update_counter == k
+    np.testing.assert_allclose(shared_info.loss, single_info.loss, rtol=1e-5)
+    for key in shared_weights:
+        torch.testing.assert_close(shared_weights[key], single_weights[key], rtol=1e-5, atol=1e-6)
+    target = algo.agent.target_model.state_dict()
+    for key, value in single_weights.items():  # the target update after the k-th step
+        torch.testing.assert_close(target[key], value)
