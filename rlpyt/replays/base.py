@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from rlpyt.utils.collections import is_namedtuple, namedarraytuple_like
-from rlpyt.utils.shared_memory import np_mp_array
+from rlpyt.utils.buffer import buffer_from_example
+from rlpyt.utils.collections import is_namedtuple
 
 
 def zeros_from_example(
@@ -23,8 +23,8 @@ def zeros_from_example(
 ) -> Any:
     """Zero-filled storage with the structure of ``example`` and extra leading dims.
 
-    Unlike ``rlpyt.utils.buffer.buffer_from_example`` (which writes sentinels into every slot,
-    touching every page), private arrays come from ``np.zeros``: the OS maps their pages on
+    ``rlpyt.utils.buffer.buffer_from_example`` with ``fill=0`` (not its default sentinels,
+    which touch every page): private arrays come from ``np.zeros``, whose pages the OS maps on
     first write, so a million-transition replay does not claim its memory at construction.
 
     Args:
@@ -37,20 +37,7 @@ def zeros_from_example(
         The same structure, namedarraytuples in place of namedtuples, ``[*leading_dims,
         *shape]`` arrays at the leaves.
     """
-    if example is None:
-        return None
-    if is_namedtuple(example):
-        fields = [zeros_from_example(v, leading_dims, share_memory) for v in example]
-        return namedarraytuple_like(example)(*fields)
-    value = np.asarray(example.numpy() if hasattr(example, "numpy") else example)
-    if value.dtype.hasobject or value.dtype.kind in "US":
-        raise TypeError(
-            f"A replay buffer stores numbers only; got an example of dtype {value.dtype}."
-        )
-    shape = tuple(leading_dims) + value.shape
-    if share_memory:
-        return np_mp_array(shape, value.dtype)
-    return np.zeros(shape, value.dtype)
+    return buffer_from_example(example, tuple(leading_dims), share_memory, fill=0)
 
 
 def flat_fields(record: Any, prefix: str = "") -> dict[str, np.ndarray]:

@@ -50,7 +50,12 @@ def build_array(
     share_memory: bool = False,
     fill: float | str = SENTINEL,
 ) -> np.ndarray:
-    """Allocate one array shaped ``[*leading_dims, *np.shape(example)]`` with example's dtype."""
+    """Allocate one array shaped ``[*leading_dims, *np.shape(example)]`` with example's dtype.
+
+    ``fill=0`` writes nothing: private arrays come from ``np.zeros``, whose pages the OS maps on
+    first write (a large replay claims its memory as it fills), and shared ones are zeroed by
+    the OS already. Any other fill touches every page.
+    """
     if isinstance(example, torch.Tensor):
         example = example.detach().cpu().numpy()
     example = np.asarray(example)
@@ -62,6 +67,8 @@ def build_array(
     if example.dtype.kind in "US":
         raise TypeError(f"Cannot build a buffer from a string example {example!r}.")
     shape = tuple(leading_dims) + example.shape
+    if fill is not SENTINEL and fill == 0:
+        return np_mp_array(shape, example.dtype) if share_memory else np.zeros(shape, example.dtype)
     array = np_mp_array(shape, example.dtype) if share_memory else np.empty(shape, example.dtype)
     array.fill(sentinel_value(example.dtype) if fill is SENTINEL else fill)
     return array
