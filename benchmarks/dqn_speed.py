@@ -63,23 +63,31 @@ Usage (SB3 is a benchmark-only dependency, ``pip install stable-baselines3``)::
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from _learning import (  # benchmarks/_learning.py: shared with qpg_speed.py
+    ClockedEvalRl,
+    SolveClock,
+    fmt,
+    median_reached,
+    print_rates,
+    print_ratio,
+    short,
+    timed_calls,
+)
 from torch import nn
 
 from rlpyt.algos.dqn.dqn import DQN
 from rlpyt.envs.atari.atari_env import AtariEnv
 from rlpyt.models.dqn.atari_dqn_model import AtariDqnModel
-from rlpyt.runners.minibatch_rl import MinibatchRl, MinibatchRlEval
+from rlpyt.runners.minibatch_rl import MinibatchRl
 from rlpyt.samplers.collections import BatchSpec
 from rlpyt.samplers.serial.sampler import SerialSampler
 from rlpyt.utils.logging import logger
@@ -92,35 +100,6 @@ FINAL_EPS = 0.01
 SOLVED = 475.0
 EVAL_EPISODES = 10
 REPLAY_1M = 1_000_000
-
-
-# -- timing helpers -----------------------------------------------------------------------------
-
-
-def timed_calls(call: Callable[[], object], seconds: float, warmup: float) -> tuple[int, float]:
-    """Call ``call`` for ``warmup`` seconds, then count calls over ``seconds``; (calls, s)."""
-    end = time.perf_counter() + warmup
-    while time.perf_counter() < end:
-        call()
-    n, start = 0, time.perf_counter()
-    while True:
-        call()
-        n += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds:
-            return n, elapsed
-
-
-def spread(values: list[float], spec: str = ",.1f") -> str:
-    """``median [min-max]`` of a list of values."""
-    return (
-        f"{format(statistics.median(values), spec)} "
-        f"[{format(min(values), spec)}-{format(max(values), spec)}]"
-    )
-
-
-def ratio(a: float | None, b: float | None) -> str:
-    return "n/a" if a is None or b is None or b == 0 else f"{a / b:.2f}"
 
 
 # -- (a) the bare model -------------------------------------------------------------------------
@@ -415,46 +394,6 @@ def eval_interval_steps(config: dict) -> int:
     return max(config["runner"]["log_interval_steps"] // batch, 1) * batch
 
 
-class SolveClock:
-    """Env steps and wall seconds (evaluation excluded) at the first solving evaluation."""
-
-    def __init__(self):
-        self.start = time.perf_counter()
-        self.eval_seconds = 0.0
-        self.reached: tuple[int, float] | None = None
-        self.evaluations: list[tuple[int, float]] = []
-
-    def evaluation(self, steps: int, mean_return: float, seconds: float) -> bool:
-        """Record one evaluation that took ``seconds``; True once solved."""
-        self.eval_seconds += seconds
-        self.evaluations.append((steps, mean_return))
-        if self.reached is None and mean_return >= SOLVED:
-            train_seconds = time.perf_counter() - self.start - self.eval_seconds
-            self.reached = (steps, train_seconds)
-        return self.reached is not None
-
-
-class ClockedEvalRl(MinibatchRlEval):
-    """MinibatchRlEval that times training only and stops at the first solving evaluation."""
-
-    clock: SolveClock
-
-    def startup(self) -> int:
-        n_itr = super().startup()
-        self.clock = SolveClock()
-        return n_itr
-
-    def evaluate_agent(self, itr: int) -> tuple[list, float]:
-        t0 = time.perf_counter()
-        traj_infos, eval_time = super().evaluate_agent(itr)
-        if itr > 0 and traj_infos:
-            mean = float(np.mean([info["Return"] for info in traj_infos]))
-            self.clock.evaluation((itr + 1) * self.itr_batch_size, mean, time.perf_counter() - t0)
-        elif itr == 0:
-            self.clock.eval_seconds += time.perf_counter() - t0
-        return traj_infos, eval_time
-
-
 def ours_cartpole(seed: int, cap: int) -> SolveClock:
     from rlpyt.agents.dqn.classic import ClassicDqnAgent
     from rlpyt.envs.gym import make as gym_make
@@ -475,6 +414,7 @@ def ours_cartpole(seed: int, cap: int) -> SolveClock:
         n_steps=cap,
         log_interval_steps=config["runner"]["log_interval_steps"],
         seed=seed,
+        solved=SOLVED,
     )
     for _row in runner.iter_train():
         if runner.clock.reached is not None:
@@ -511,7 +451,7 @@ def sb3_cartpole(seed: int, cap: int, eval_every: int) -> SolveClock:
     )
     eval_env = Monitor(gym.make("CartPole-v1"))
     eval_env.reset(seed=10_000 + seed)
-    clock = SolveClock()
+    clock = SolveClock(SOLVED)
 
     class Evaluate(BaseCallback):
         def _on_step(self) -> bool:
@@ -526,16 +466,6 @@ def sb3_cartpole(seed: int, cap: int, eval_every: int) -> SolveClock:
     clock.start = time.perf_counter()
     model.learn(total_timesteps=cap, callback=Evaluate())
     return clock
-
-
-def median_reached(values: list[float | None]) -> float | None:
-    """Median with a never-reached seed as infinitely late; None when that median is."""
-    median = statistics.median(math.inf if v is None else v for v in values)
-    return None if math.isinf(median) else median
-
-
-def fmt(value: float | None, spec: str = ",.0f") -> str:
-    return "not reached" if value is None else format(value, spec)
 
 
 def part_c(args: argparse.Namespace) -> None:
@@ -675,24 +605,6 @@ def part_d(args: argparse.Namespace) -> None:
         f"whole observations: {whole / 1e9:.2f} GB; SB3 optimize_memory_usage, 84x84 "
         "(baselines.md section 4): 28.2 GB; without it: 56.5 GB"
     )
-
-
-# -- report helpers -----------------------------------------------------------------------------
-
-
-def short(rates: dict[str, list[float]]) -> str:
-    return "; ".join(f"{k} {v[-1]:,.1f}" for k, v in rates.items() if v)
-
-
-def print_rates(title: str, rates: dict[str, list[float]]) -> None:
-    print(f"\n== {title}: median [min-max] ==")
-    for key, values in rates.items():
-        if values:
-            print(f"{key:40s} {spread(values)}")
-
-
-def print_ratio(label: str, a: float | None, b: float | None) -> None:
-    print(f"{label:56s} {ratio(a, b)}")
 
 
 def main() -> None:
