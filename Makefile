@@ -7,6 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.rlpyt-installed
 RAY_STAMP := $(VENV)/.rlpyt-ray-installed
+MUJOCO_STAMP := $(VENV)/.rlpyt-mujoco-installed
 
 .PHONY: setup demo test test-fast lint format type check bench clean
 
@@ -28,10 +29,16 @@ $(RAY_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[ray]"
 	touch $(RAY_STAMP)
 
-test: setup $(RAY_STAMP)
+# The tests run MuJoCo envs (HalfCheetah, Hopper) and the MuJoCo configs and scripts, so they
+# install the `mujoco` extra (about 100 MB; kept out of `setup`, which the demo uses).
+$(MUJOCO_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[mujoco]"
+	touch $(MUJOCO_STAMP)
+
+test: setup $(RAY_STAMP) $(MUJOCO_STAMP)
 	$(BIN)/python -m pytest tests
 
-test-fast: setup
+test-fast: setup $(MUJOCO_STAMP)
 	$(BIN)/python -m pytest tests -m "not learning"
 
 lint: setup
