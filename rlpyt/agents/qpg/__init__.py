@@ -1,0 +1,1 @@
+"""Q-function policy-gradient agents: DdpgAgent, Td3Agent, SacAgent (and SAC_V's SacAgent)."""
