@@ -8,6 +8,7 @@ name: run as ``python benchmarks/<script>.py``, Python puts ``benchmarks/`` firs
 - formatting: :func:`spread` (``median [min-max]``), :func:`ratio`, :func:`fmt`,
   :func:`median_reached` (a seed that never got there counts as infinitely late),
   :func:`short`, :func:`print_rates`, :func:`print_ratio`;
+- the evaluation schedule of a config: :func:`eval_interval_steps`;
 - the solve clock: :class:`SolveClock` counts env steps and wall seconds, evaluation time
   excluded, up to the first evaluation whose mean return reaches a threshold, and
   :class:`ClockedEvalRl`, a ``MinibatchRlEval`` that feeds the clock and stops there.
@@ -89,6 +90,20 @@ def print_rates(title: str, rates: dict[str, list[float]]) -> None:
 def print_ratio(label: str, a: float | None, b: float | None) -> None:
     """One ``label  a / b`` line."""
     print(f"{label:56s} {ratio(a, b)}")
+
+
+# -- evaluation schedule ------------------------------------------------------------------------
+
+
+def eval_interval_steps(config: dict) -> int:
+    """Env steps between a config's evaluations: whole sampler batches in ``log_interval_steps``.
+
+    Args:
+        config: An rlpyt-shaped config with ``sampler.batch_T``, ``sampler.batch_B`` and
+            ``runner.log_interval_steps``.
+    """
+    batch = config["sampler"]["batch_T"] * config["sampler"]["batch_B"]
+    return max(config["runner"]["log_interval_steps"] // batch, 1) * batch
 
 
 # -- the solve clock ----------------------------------------------------------------------------

@@ -75,6 +75,7 @@ import torch.nn.functional as F
 from _learning import (  # benchmarks/_learning.py: shared with qpg_speed.py
     ClockedEvalRl,
     SolveClock,
+    eval_interval_steps,
     fmt,
     median_reached,
     print_rates,
@@ -386,12 +387,6 @@ def cartpole_config() -> dict:
     from rlpyt.experiments.configs.classic.dqn.cartpole_dqn import configs
 
     return configs["dqn"]
-
-
-def eval_interval_steps(config: dict) -> int:
-    """Env steps between our evaluations: whole batches in ``log_interval_steps``."""
-    batch = config["sampler"]["batch_T"] * config["sampler"]["batch_B"]
-    return max(config["runner"]["log_interval_steps"] // batch, 1) * batch
 
 
 def ours_cartpole(seed: int, cap: int) -> SolveClock:
