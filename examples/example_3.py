@@ -1,6 +1,6 @@
-"""Example 2: A2C on Atari (AtariEnv on ale-py), in rlpyt's style, with a choice of sampler.
+"""Example 3: A2C on Atari (AtariEnv on ale-py), in rlpyt's style, with a choice of sampler.
 
-``python examples/example_2.py --game pong --n_steps 50e6 [--sampler cpu] [--n_workers 2]
+``python examples/example_3.py --game pong --n_steps 50e6 [--sampler cpu] [--n_workers 2]
 [--cuda_idx 0]``. Uses the configuration of rlpyt's Atari A2C experiments (batch_T=5,
 batch_B=16 here). Samplers (see docs/samplers.md):
 
@@ -76,7 +76,7 @@ def build_and_train(
         affinity=make_affinity(sampler, cuda_idx, n_workers),
     )
     config = dict(game=game, batch_B=batch_B, sampler=sampler)
-    with logger_context("example_2", run_ID, "a2c_" + game, config):
+    with logger_context("example_3", run_ID, "a2c_" + game, config):
         runner.train()
 
 

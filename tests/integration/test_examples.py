@@ -3,11 +3,13 @@
 The Atari examples run in-process through their own ``build_and_train`` with ``n_steps`` small;
 their evaluation settings (rlpyt's: 10 envs, up to 10k steps, before every row) are cut down by
 wrapping the sampler class the example module uses, since two full evaluations of Pong would
-take most of a minute. The CartPole PPO example runs the same way with a shorter log interval;
+take most of a minute. The SAC MuJoCo example (2) runs the same way, with SAC's learning start
+lowered so that a few updates happen; the CartPole PPO example with a shorter log interval;
 each example's command line is checked with ``--help``.
 """
 
 import csv
+import functools
 import importlib.util
 import math
 import subprocess
@@ -68,6 +70,30 @@ def test_atari_dqn_example_trains_and_logs(example, sampler_name, log_dir, tmp_p
         assert (run_dir / "params.pkl").is_file()
 
 
+@pytest.mark.skipif(importlib.util.find_spec("mujoco") is None, reason="needs the mujoco extra")
+def test_sac_mujoco_example_trains_and_logs(tmp_path, monkeypatch):
+    module = load_example("example_2")
+    monkeypatch.setattr(module, "SerialSampler", with_small_evaluation(module.SerialSampler))
+    # Learning from step 64 (SAC's default is 10k) with the defaults otherwise: one update of
+    # 256 per step; the runner rounds n_steps up to whole log intervals, so shorten that too.
+    monkeypatch.setattr(module, "SAC", functools.partial(module.SAC, min_steps_learn=64))
+    real_runner = module.MinibatchRlEval
+    monkeypatch.setattr(
+        module,
+        "MinibatchRlEval",
+        lambda **kwargs: real_runner(**{**kwargs, "log_interval_steps": 64}),
+    )
+    monkeypatch.chdir(tmp_path)
+    module.build_and_train(env_id="HalfCheetah-v5", run_ID=0, cuda_idx=None, n_steps=128)
+    run_dir = the_run_dir(tmp_path, "example_2")
+    rows = read_progress(run_dir)
+    assert [int(float(row["Diagnostics/CumSteps"])) for row in rows] == [0, 64, 128]
+    assert float(rows[-1]["Diagnostics/CumUpdates"]) > 0
+    assert math.isfinite(float(rows[-1]["q1LossAverage"]))  # Trained
+    assert float(rows[-1]["Diagnostics/CumEvalTime"]) > 0
+    assert (run_dir / "params.pkl").is_file()  # snapshot_mode="last"
+
+
 def test_cartpole_ppo_example_trains_and_logs(tmp_path, monkeypatch):
     module = load_example("example_cartpole_ppo")
     # The runner rounds n_steps up to whole log intervals (10,240 steps here): shorten both.
@@ -79,7 +105,9 @@ def test_cartpole_ppo_example_trains_and_logs(tmp_path, monkeypatch):
     assert math.isfinite(float(rows[-1]["lossAverage"]))  # Trained
 
 
-@pytest.mark.parametrize("example", ["example_1", "example_5", "example_cartpole_ppo"])
+@pytest.mark.parametrize(
+    "example", ["example_1", "example_2", "example_3", "example_5", "example_cartpole_ppo"]
+)
 def test_example_command_line_parses(example):
     result = subprocess.run(
         [sys.executable, str(EXAMPLES / f"{example}.py"), "--help"],

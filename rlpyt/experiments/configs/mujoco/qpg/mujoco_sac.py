@@ -30,6 +30,9 @@ How each Zoo / Stable-Baselines3 setting maps (Zoo -> here), "sac_halfcheetah_zo
     pre-image of the uniform, atanh(U), has standard deviation pi / (2 sqrt 3) = 0.91).
     Time limits bootstrap, as SB3's replay does (``handle_timeout_termination``).
     Evaluation: 5 episodes every 10k steps.
+
+``min_steps_learn`` and ``replay_size`` are written out at the algorithm's defaults (rlpyt's
+configs left them out) so that a variant can change them.
 """
 
 import copy
@@ -41,6 +44,8 @@ config: dict[str, Any] = dict(
     agent=dict(model_kwargs=None, q_model_kwargs=None, v_model_kwargs=None),
     algo=dict(
         discount=0.99,
+        min_steps_learn=int(1e4),
+        replay_size=int(1e6),
         batch_size=256,
         replay_ratio=256,
         target_update_tau=0.005,

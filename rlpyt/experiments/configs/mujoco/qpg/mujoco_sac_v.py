@@ -19,6 +19,9 @@ Keys:
         ``updates_per_sync=1``, for the asynchronous runner ``AsyncRl`` with a GPU sampler
         (rlpyt's key kept; ``AsyncRl`` is not yet in this package: the serial script runs it
         synchronously).
+
+``min_steps_learn`` and ``replay_size`` are written out at the algorithm's defaults (rlpyt's
+configs left them out) so that a variant can change them.
 """
 
 import copy
@@ -30,6 +33,8 @@ config: dict[str, Any] = dict(
     agent=dict(model_kwargs=None, q_model_kwargs=None, v_model_kwargs=None),
     algo=dict(
         discount=0.99,
+        min_steps_learn=int(1e4),
+        replay_size=int(1e6),
         batch_size=256,
         replay_ratio=256,
         target_update_tau=0.005,

@@ -34,6 +34,9 @@ How each Zoo / Stable-Baselines3 setting maps (Zoo -> here), "td3_halfcheetah_zo
     Normal(0, 0.65 h) clipped to [-h, h] has the variance of the uniform on [-h, h]
     (h^2 / 3) when mu is near 0, as an untrained mu is. Time limits bootstrap, as SB3's
     replay does (``handle_timeout_termination``). Evaluation: 5 episodes every 10k steps.
+
+``min_steps_learn`` and ``replay_size`` are written out at the algorithm's defaults (rlpyt's
+configs left them out) so that a variant can change them.
 """
 
 import copy
@@ -45,6 +48,8 @@ config: dict[str, Any] = dict(
     agent=dict(model_kwargs=None, q_model_kwargs=None),
     algo=dict(
         discount=0.99,
+        min_steps_learn=int(1e4),
+        replay_size=int(1e6),
         batch_size=100,
         replay_ratio=100,
         target_update_tau=0.005,

@@ -1,0 +1,58 @@
+"""Train SAC with SacAgent on Pendulum-v1; one run of a sweep.
+
+rlpyt's train-script contract (``run_experiments`` starts it so)::
+
+    python pendulum_sac.py <slot_affinity_code> <log_dir> <run_ID> <config_key>
+
+Config: ``configs[config_key]`` of ``rlpyt.experiments.configs.classic.qpg.pendulum_sac`` (key
+"sac": RL-Zoo's settings), updated by the variant in ``<log_dir>/variant_config.json``. Evaluates
+on ``env["id"]`` (copied into ``eval_env``, so params.json shows the env evaluated). Logs to
+``<log_dir>/run_<run_ID>/``.
+"""
+
+import sys
+
+from rlpyt.agents.qpg.sac_agent import SacAgent
+from rlpyt.algos.qpg.sac import SAC
+from rlpyt.envs.gym import make as gym_make
+from rlpyt.experiments.configs.classic.qpg.pendulum_sac import configs
+from rlpyt.runners.minibatch_rl import MinibatchRlEval
+from rlpyt.samplers.parallel.cpu.collectors import CpuResetCollector
+from rlpyt.samplers.serial.sampler import SerialSampler
+from rlpyt.utils.launching.affinity import affinity_from_code
+from rlpyt.utils.launching.variant import load_variant, update_config
+from rlpyt.utils.logging.context import logger_context
+
+# One env step per iteration in this process; a parallel sampler is a change of these two names
+# (CpuSampler + CpuResetCollector, or GpuSampler + GpuResetCollector): all take the same keywords.
+SamplerCls = SerialSampler
+CollectorCls = CpuResetCollector
+
+
+def build_runner(config, affinity=None):
+    """Sampler, algorithm, agent and runner for one config; nothing starts until train()."""
+    sampler = SamplerCls(
+        EnvCls=gym_make,
+        env_kwargs=config["env"],
+        CollectorCls=CollectorCls,
+        eval_env_kwargs=config["eval_env"],
+        **config["sampler"],
+    )
+    algo = SAC(optim_kwargs=config["optim"], **config["algo"])
+    agent = SacAgent(**config["agent"])  # Model sizes are the agent's model_kwargs.
+    return MinibatchRlEval(
+        algo=algo, agent=agent, sampler=sampler, affinity=affinity, **config["runner"]
+    )
+
+
+def build_and_train(slot_affinity_code, log_dir, run_ID, config_key):
+    affinity = affinity_from_code(slot_affinity_code)
+    config = update_config(configs[config_key], load_variant(log_dir))
+    config["eval_env"]["id"] = config["env"]["id"]  # params.json: the env evaluated
+    runner = build_runner(config, affinity)
+    with logger_context(log_dir, run_ID, config["env"]["id"], config):
+        runner.train()
+
+
+if __name__ == "__main__":
+    build_and_train(*sys.argv[1:])
