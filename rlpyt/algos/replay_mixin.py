@@ -4,7 +4,8 @@ Box: Algorithm (replay families). ``DQN`` and ``CategoricalDQN`` mix in
 :class:`ReplayAlgoMixin`: at ``initialize`` it builds the replay from the sampler's example step
 (``make_replay_buffer``), and every ``optimize_agent`` hands it the sampler's ``[T, B]`` batch
 (``append_samples``), marking the padding steps of wait-reset collectors not valid. Subclasses
-choose the replay class (``replay_buffer_class``); the Q-function policy gradients reuse the rest.
+choose the replay class (``replay_buffer_class``) and whether time limits are stored
+(``stores_timeout``); the Q-function policy gradients (``rlpyt.algos.qpg``) reuse the rest.
 
 Attributes the mixin reads from the algorithm: ``replay_size``, ``discount``, ``n_step_return``,
 ``prioritized_replay`` (and ``pri_alpha``, ``pri_beta_init``, ``default_priority`` with it),
@@ -69,11 +70,19 @@ class ReplayAlgoMixin:
             )
         return PrioritizedReplayBuffer if self.prioritized_replay else UniformReplayBuffer
 
+    def stores_timeout(self, examples: AttrDict) -> bool:
+        """Whether the replay stores ``timeout`` (a time limit then bootstraps, not a terminal).
+
+        Here: whenever the env reports ``env_info.timeout``. The Q-function policy gradients
+        store it only with ``bootstrap_timelimit=True``.
+        """
+        return hasattr(examples.env_info, "timeout")
+
     def make_replay_buffer(self, examples: AttrDict, batch_spec: BatchSpec) -> Any:
-        """Build the replay from the example step (stores ``timeout`` when the env has one)."""
+        """Build the replay from the example step (stores ``timeout`` per ``stores_timeout``)."""
         self._auto_frames = False
+        self._store_timeout = self.stores_timeout(examples)
         ReplayCls = self.replay_buffer_class(examples)  # noqa: N806
-        self._store_timeout = hasattr(examples.env_info, "timeout")
         fields: dict[str, Any] = dict(
             observation=examples.observation,
             action=examples.action,

@@ -1,0 +1,193 @@
+"""DDPG: deep deterministic policy gradient from a replay buffer.
+
+Box: Algorithm (Q-function policy gradient family). Trains a ``DdpgAgent``: a deterministic
+policy mu and a Q-function, each with a target copy. Each update (on a replayed minibatch):
+
+1. Q step: ``y = clamp(return_ + (1 - done_n) * target_discount * Q'(s', mu'(s')),
+   -q_target_clip, q_target_clip)`` from the target networks at the bootstrap state; loss
+   ``mean(0.5 * (y - Q(s, a))^2)``; Adam at ``q_learning_rate``.
+2. ``update_counter += 1``; every ``policy_update_interval`` updates a mu step on the just
+   updated Q: loss ``-mean(Q(s, mu(s)))`` (gradients into mu only); Adam at ``learning_rate``.
+3. Every ``target_update_interval`` updates: Polyak update of both targets with
+   ``target_update_tau``.
+
+Set-up, replay and the update loop: ``rlpyt.algos.qpg.base``. TD3 (``td3.py``) changes the target.
+
+Lillicrap et al., 2016, "Continuous control with deep reinforcement learning".
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import torch
+
+from rlpyt.algos.dqn.dqn import bootstrap_target
+from rlpyt.algos.qpg.base import QpgAlgo, Records, backward_into
+from rlpyt.utils.checks import check_number
+
+OptInfo = namedtuple("OptInfo", ["muLoss", "qLoss", "muGradNorm", "qGradNorm"])
+
+
+class DDPG(QpgAlgo):
+    """DDPG with rlpyt's keywords and defaults.
+
+    Args:
+        discount: Discount gamma.
+        batch_size: Replayed transitions per gradient step.
+        min_steps_learn: Env steps (over all envs) before the first gradient step.
+        replay_size: Replay capacity in transitions.
+        replay_ratio: Replayed transitions per sampled transition: each iteration takes
+            ``max(1, round(replay_ratio * T * B / batch_size))`` gradient steps.
+        target_update_tau: Polyak weight of the target updates (1: hard copy).
+        target_update_interval: Updates between target updates.
+        policy_update_interval: Updates between mu updates.
+        learning_rate: mu's learning rate.
+        q_learning_rate: Q's learning rate.
+        OptimCls: Torch optimizer class (one for mu, one for Q).
+        optim_kwargs: Extra optimizer keywords.
+        initial_optim_state_dict: ``{"q": ..., "mu": ...}`` optimizer states to start from.
+        clip_grad_norm: Max gradient norm, per network.
+        q_target_clip: Targets are clamped to ``[-q_target_clip, q_target_clip]``.
+        n_step_return: Rewards summed before bootstrapping.
+        updates_per_sync: Gradient steps between parameter publications (asynchronous
+            runners).
+        bootstrap_timelimit: A time limit (``env_info.timeout``) bootstraps the target from the
+            last observed state; False: every done is a terminal.
+        ReplayBufferCls: Replay class to use instead of the chosen one (``TlUniformReplayBuffer``
+            when time limits are bootstrapped and the env reports them, else
+            ``UniformReplayBuffer``).
+        snapshot_replay: Put the replay in every snapshot, so a resumed run continues exactly.
+
+    Raises:
+        ValueError, TypeError: a number out of range (the message names keyword and range).
+    """
+
+    OptInfoCls = OptInfo
+    opt_info_fields = tuple(OptInfo._fields)
+    shares_targets = True  # the target networks change only at target updates
+
+    def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
+        self,
+        discount: float = 0.99,
+        batch_size: int = 64,
+        min_steps_learn: int = int(1e4),
+        replay_size: int = int(1e6),
+        replay_ratio: float = 64,
+        target_update_tau: float = 0.01,
+        target_update_interval: int = 1,
+        policy_update_interval: int = 1,
+        learning_rate: float = 1e-4,
+        q_learning_rate: float = 1e-3,
+        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
+        optim_kwargs: dict[str, Any] | None = None,
+        initial_optim_state_dict: dict[str, Any] | None = None,
+        clip_grad_norm: float = 1e8,
+        q_target_clip: float = 1e6,
+        n_step_return: int = 1,
+        updates_per_sync: int = 1,
+        bootstrap_timelimit: bool = True,
+        ReplayBufferCls: type | None = None,  # noqa: N803
+        snapshot_replay: bool = False,
+    ):
+        self._store_common(
+            discount=discount,
+            batch_size=batch_size,
+            min_steps_learn=min_steps_learn,
+            replay_size=replay_size,
+            replay_ratio=replay_ratio,
+            target_update_tau=target_update_tau,
+            target_update_interval=target_update_interval,
+            OptimCls=OptimCls,
+            optim_kwargs=optim_kwargs,
+            initial_optim_state_dict=initial_optim_state_dict,
+            clip_grad_norm=clip_grad_norm,
+            n_step_return=n_step_return,
+            updates_per_sync=updates_per_sync,
+            bootstrap_timelimit=bootstrap_timelimit,
+            ReplayBufferCls=ReplayBufferCls,
+            snapshot_replay=snapshot_replay,
+        )
+        owner = type(self).__name__
+        self.policy_update_interval = check_number(
+            owner, "policy_update_interval", policy_update_interval, low=1, integer=True
+        )
+        self.learning_rate = check_number(
+            owner, "learning_rate", learning_rate, low=0, low_open=True
+        )
+        self.q_learning_rate = check_number(
+            owner, "q_learning_rate", q_learning_rate, low=0, low_open=True
+        )
+        self.q_target_clip = check_number(
+            owner, "q_target_clip", q_target_clip, low=0, low_open=True, allow_inf=True
+        )
+
+    @property
+    def mu_learning_rate_used(self) -> float:
+        """The learning rate of mu's optimizer (DDPG: ``learning_rate``)."""
+        return self.learning_rate
+
+    def optim_initialize(self, rank: int = 0) -> None:
+        """Build mu's and Q's optimizers; load ``initial_optim_state_dict``."""
+        self.rank = rank
+        self._mu_params = list(self.agent.mu_parameters())  # type: ignore[attr-defined]
+        self._q_params = list(self.agent.q_parameters())  # type: ignore[attr-defined]
+        self.mu_optimizer = self.make_optimizer(self._mu_params, self.mu_learning_rate_used)
+        self.q_optimizer = self.make_optimizer(self._q_params, self.q_learning_rate)
+        if self.initial_optim_state_dict is not None:
+            self.load_optim_state_dict(self.initial_optim_state_dict)
+
+    # ---- training -------------------------------------------------------------------------
+
+    def update(self, samples: Any, target: torch.Tensor | None, records: Records) -> None:
+        """Q step; then, when due, the mu step and the target update (module docstring).
+
+        Args:
+            samples: A replayed minibatch (on the agent's device).
+            target: Its precomputed :meth:`targets` (None: computed here).
+            records: OptInfo tensors, appended to (``muLoss``/``muGradNorm`` only on mu steps).
+        """
+        q_loss = self.q_loss(samples, target)
+        backward_into(q_loss, self._q_params)
+        records["qGradNorm"].append(self.step_optimizer(self.q_optimizer, self._q_params))
+        records["qLoss"].append(q_loss.detach())
+        self.update_counter += 1
+        if self.update_counter % self.policy_update_interval == 0:
+            mu_loss = self.mu_loss(samples)
+            backward_into(mu_loss, self._mu_params)
+            records["muGradNorm"].append(self.step_optimizer(self.mu_optimizer, self._mu_params))
+            records["muLoss"].append(mu_loss.detach())
+        if self.update_counter % self.target_update_interval == 0:
+            self.agent.update_target(self.target_update_tau)  # type: ignore[attr-defined]
+
+    def q_loss(self, samples: Any, target: torch.Tensor | None = None) -> torch.Tensor:
+        """``mean(0.5 * (y - Q(s, a))^2)`` over the minibatch."""
+        y = self.targets(samples) if target is None else target
+        q = self.agent.q(*samples.agent_inputs, samples.action)  # type: ignore[attr-defined]
+        return 0.5 * (y - q).pow(2).mean()
+
+    def mu_loss(self, samples: Any) -> torch.Tensor:
+        """``-mean(Q(s, mu(s)))``: ascend the Q-function along the policy's action."""
+        return -self.agent.q_at_mu(*samples.agent_inputs).mean()  # type: ignore[attr-defined]
+
+    @torch.no_grad()
+    def targets(self, samples: Any) -> torch.Tensor:
+        """``y``, clamped to ``±q_target_clip``, with ``V' = Q'(s', mu'(s'))``."""
+        y = bootstrap_target(samples, self.target_value(samples.target_inputs))
+        return y.clamp(-self.q_target_clip, self.q_target_clip)
+
+    def target_value(self, target_inputs: Any) -> torch.Tensor:
+        """``V'(s')`` from the target networks: ``Q'(s', mu'(s'))``."""
+        return self.agent.target_q_at_mu(*target_inputs)  # type: ignore[attr-defined]
+
+    # ---- snapshots ------------------------------------------------------------------------
+
+    def optim_state_dict(self) -> dict:
+        """``{"q": Q optimizer state, "mu": mu optimizer state}`` (rlpyt's layout)."""
+        return {"q": self.q_optimizer.state_dict(), "mu": self.mu_optimizer.state_dict()}
+
+    def load_optim_state_dict(self, state_dict: dict) -> None:
+        """Load :meth:`optim_state_dict`'s output."""
+        self.q_optimizer.load_state_dict(state_dict["q"])
+        self.mu_optimizer.load_state_dict(state_dict["mu"])
