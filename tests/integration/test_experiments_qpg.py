@@ -74,7 +74,7 @@ def configs_of(module_name):
     return importlib.import_module(f"rlpyt.experiments.configs.{module_name}").configs
 
 
-_SPACES = {}
+_SPACES: dict[str, object] = {}
 
 
 def env_spaces(runner):
