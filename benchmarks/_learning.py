@@ -157,6 +157,7 @@ class ClockedEvalRl(MinibatchRlEval):
     def __init__(self, *, solved: float, **kwargs: Any):
         super().__init__(**kwargs)
         self.solved = solved
+        self.eval_trajectories = 0  # trajectories in the latest recorded evaluation
 
     def startup(self) -> int:
         n_itr = super().startup()
@@ -167,6 +168,7 @@ class ClockedEvalRl(MinibatchRlEval):
         t0 = time.perf_counter()
         traj_infos, eval_time = super().evaluate_agent(itr)
         if itr > 0 and traj_infos:
+            self.eval_trajectories = len(traj_infos)
             mean = float(np.mean([info["Return"] for info in traj_infos]))
             self.clock.evaluation((itr + 1) * self.itr_batch_size, mean, time.perf_counter() - t0)
         elif itr == 0:

@@ -28,8 +28,9 @@ setting. ``--algos`` picks SAC and/or TD3, ``--parts`` the measurements:
     gets there counts as infinitely late in the medians. Target: our median steps <= SB3's.
 (c) HalfCheetah-v5 after ``--cheetah-steps`` (50,000) env steps, ``--cheetah-seeds`` (3)
     seeds: the mean return of a final evaluation of 10 deterministic episodes (ours: the
-    config's evaluation, once, at the end; SB3: ``evaluate_policy``), and the training wall
-    seconds (evaluation excluded). Ours:
+    sampler's evaluation once, at the end, with 5 envs x 2 episodes where the config logs 5
+    episodes; SB3: ``evaluate_policy`` on one env), and the training wall seconds
+    (evaluation and construction excluded). Ours:
     ``rlpyt.experiments.configs.mujoco.qpg.mujoco_sac.configs["sac_halfcheetah_zoo"]`` and
     ``mujoco_td3.configs["td3_halfcheetah_zoo"]``; SB3: RL-Zoo's MuJoCo settings
     (``SB3_CHEETAH``). Both learn from 10,000 env steps (``--cheetah-learning-starts``
@@ -188,9 +189,8 @@ def load_config(where: tuple[str, str]) -> dict:
 def agent_and_algo_classes(algo_name: str) -> tuple[type, type]:
     """``(AgentCls, AlgoCls)``: ``(SacAgent, SAC)`` or ``(Td3Agent, TD3)``."""
     if algo_name == "sac":
-        from rlpyt.algos.qpg.sac import SAC
-
         from rlpyt.agents.qpg.sac_agent import SacAgent
+        from rlpyt.algos.qpg.sac import SAC
 
         return SacAgent, SAC
     from rlpyt.agents.qpg.td3_agent import Td3Agent
@@ -288,15 +288,15 @@ def ours_rate(algo_name: str, args: argparse.Namespace) -> float:
         loop.close()
 
 
-def ours_pendulum(algo_name: str, seed: int, cap: int) -> SolveClock:
-    """Our run from the Pendulum config until an evaluation averages >= -200 (or ``cap``)."""
+def ours_pendulum(algo_name: str, seed: int, cap: int, solved: float) -> SolveClock:
+    """Our run from the Pendulum config until an evaluation averages >= ``solved`` (or ``cap``)."""
     config = load_config(PENDULUM_CONFIGS[algo_name])
     runner = ClockedEvalRl(
         **build_parts(algo_name, config, evaluation={}),
         n_steps=cap,
         log_interval_steps=config["runner"]["log_interval_steps"],
         seed=seed,
-        solved=PENDULUM_SOLVED,
+        solved=solved,
     )
     for _row in runner.iter_train():
         if runner.clock.reached is not None:
@@ -325,7 +325,14 @@ def ours_cheetah(
     for _row in runner.iter_train():
         pass
     clock = runner.clock
-    return (clock.evaluations[-1][1] if clock.evaluations else None), clock.train_seconds
+    if clock.evaluations and runner.eval_trajectories != EVAL_EPISODES:
+        raise RuntimeError(
+            f"(c) our final evaluation ran {runner.eval_trajectories} episodes, not "
+            f"{EVAL_EPISODES}: check CHEETAH_EVALUATION"
+        )
+    if not clock.evaluations:  # ended before learning started: no evaluation, time to the end
+        return None, time.perf_counter() - clock.start - clock.eval_seconds
+    return clock.evaluations[-1][1], clock.train_seconds
 
 
 # -- Stable-Baselines3 --------------------------------------------------------------------------
@@ -374,8 +381,8 @@ def sb3_rate(algo_name: str, args: argparse.Namespace) -> float:
     return window["rate"]
 
 
-def sb3_pendulum(algo_name: str, seed: int, cap: int, eval_every: int) -> SolveClock:
-    """SB3 with RL-Zoo's Pendulum-v1 settings until an evaluation averages >= -200."""
+def sb3_pendulum(algo_name: str, seed: int, cap: int, eval_every: int, solved: float) -> SolveClock:
+    """SB3 with RL-Zoo's Pendulum-v1 settings until an evaluation averages >= ``solved``."""
     import gymnasium as gym
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.evaluation import evaluate_policy
@@ -384,7 +391,7 @@ def sb3_pendulum(algo_name: str, seed: int, cap: int, eval_every: int) -> SolveC
     model = make_sb3(algo_name, PENDULUM, SB3_PENDULUM[algo_name], seed)
     eval_env = Monitor(gym.make(PENDULUM))
     eval_env.reset(seed=10_000 + seed)
-    clock = SolveClock(PENDULUM_SOLVED)
+    clock = SolveClock(solved)
 
     class Evaluate(BaseCallback):
         def _on_step(self) -> bool:
@@ -460,11 +467,11 @@ def part_b(args: argparse.Namespace) -> None:
         print(f"(b) {name} {PENDULUM}, evaluations every {eval_every} env steps, cap {cap:,}")
         clocks: dict[str, list[SolveClock]] = {"ours": [], "SB3": []}
         for seed in range(args.seeds):
-            clocks["ours"].append(ours_pendulum(algo_name, seed, cap))
-            clocks["SB3"].append(sb3_pendulum(algo_name, seed, cap, eval_every))
+            clocks["ours"].append(ours_pendulum(algo_name, seed, cap, args.solved))
+            clocks["SB3"].append(sb3_pendulum(algo_name, seed, cap, eval_every, args.solved))
             print_curves(f"(b) {name} seed {seed}", clocks)
         print(
-            f"\n== (b) {name} {PENDULUM} to an evaluation mean >= {PENDULUM_SOLVED:g}, "
+            f"\n== (b) {name} {PENDULUM} to an evaluation mean >= {args.solved:g}, "
             f"{args.seeds} seeds =="
         )
         print(
@@ -488,6 +495,11 @@ def part_b(args: argparse.Namespace) -> None:
         print_ratio(f"{name} wall s ours / SB3 (info)", ours_s, sb3_s)
 
 
+def fmt_return(value: float | None, spec: str = ".1f") -> str:
+    """A return formatted with ``spec``, or "no eval" (training ended before learning)."""
+    return "no eval" if value is None else format(value, spec)
+
+
 def part_c(args: argparse.Namespace) -> None:
     steps, starts = args.cheetah_steps, args.cheetah_learning_starts
     for algo_name in args.algos:
@@ -500,7 +512,7 @@ def part_c(args: argparse.Namespace) -> None:
                 mean, wall = run(algo_name, seed, steps, starts)
                 returns[side].append(mean)
                 seconds[side].append(wall)
-                print(f"  (c) {name} seed {seed} {side}: return {fmt(mean, '.1f')}, {wall:.1f} s")
+                print(f"  (c) {name} seed {seed} {side}: return {fmt_return(mean)}, {wall:.1f} s")
         print(f"\n== (c) {name} {CHEETAH} after {steps:,} env steps, {args.cheetah_seeds} seeds ==")
         print(f"{'':8s}{'return (median)':>16s}{'s (median)':>12s}  per seed (return, s)")
         medians = {}
@@ -508,10 +520,18 @@ def part_c(args: argparse.Namespace) -> None:
             finished = [r for r in side_returns if r is not None]
             medians[side] = statistics.median(finished) if finished else None
             pairs = zip(side_returns, seconds[side], strict=True)
-            per_seed = ", ".join(f"{fmt(r, '.1f')}/{s:.1f}" for r, s in pairs)
+            per_seed = ", ".join(f"{fmt_return(r)}/{s:.1f}" for r, s in pairs)
             wall = statistics.median(seconds[side])
-            print(f"{side:8s}{fmt(medians[side], '.1f'):>16s}{wall:>12.1f}  {per_seed}")
-        print_ratio(f"{name} return ours / SB3 (target >= 1)", medians["ours"], medians["SB3"])
+            print(f"{side:8s}{fmt_return(medians[side]):>16s}{wall:>12.1f}  {per_seed}")
+        ours_return, sb3_return = medians["ours"], medians["SB3"]
+        positive = ours_return is not None and sb3_return is not None and sb3_return > 0
+        print_ratio(
+            f"{name} return ours / SB3 (target >= 1; SB3's > 0 only)",
+            ours_return if positive else None,
+            sb3_return,
+        )
+        difference = None if ours_return is None or sb3_return is None else ours_return - sb3_return
+        print(f"{f'{name} return ours - SB3 (target >= 0)':56s} {fmt_return(difference, '+.1f')}")
         print_ratio(
             f"{name} wall s ours / SB3 (info)",
             statistics.median(seconds["ours"]),
@@ -564,6 +584,13 @@ def print_settings(args: argparse.Namespace) -> None:
                 for section in sorted(config):
                     print(f"    {section}: {config[section]}")
                 print(f"{env_name} {algo_name.upper()} SB3: {sb3[algo_name]}")
+    if "a" in args.parts:
+        print(
+            f"(a) on both sides: learning starts {args.learning_starts} (min_steps_learn), one "
+            "update per env step (ours: replay_ratio = batch_size), no evaluation"
+        )
+    if "c" in args.parts:
+        print(f"(c) our evaluation: {CHEETAH_EVALUATION}")
     if "c" in args.parts and args.cheetah_learning_starts is not None:
         print(f"(c) learning starts overridden on both sides: {args.cheetah_learning_starts}")
     print(flush=True)
@@ -581,6 +608,9 @@ def main() -> None:
     parser.add_argument("--learning-starts", type=int, default=1000, help="(a) env steps")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
     parser.add_argument("--seeds", type=int, default=5, help="(b) seeds")
+    parser.add_argument(
+        "--solved", type=float, default=PENDULUM_SOLVED, help="(b) threshold (-200)"
+    )
     parser.add_argument("--sac-cap", type=int, default=20_000, help="(b) SAC env-step cap")
     parser.add_argument("--td3-cap", type=int, default=30_000, help="(b) TD3 env-step cap")
     parser.add_argument("--cheetah-steps", type=int, default=50_000, help="(c) env steps")
