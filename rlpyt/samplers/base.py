@@ -209,4 +209,6 @@ def check_env_kwargs(
         return
     creator, make_keywords, registered_kwargs = gym_target
     env_keywords = {key: v for key, v in env_kwargs.items() if key not in make_keywords}
-    check_kwargs(owner, name, creator, {**registered_kwargs, **env_keywords})
+    # gymnasium's own env classes (the MuJoCo ones) pass their **kwargs on to their base class.
+    through_bases = getattr(creator, "__module__", "").startswith("gymnasium.")
+    check_kwargs(owner, name, creator, {**registered_kwargs, **env_keywords}, through_bases)

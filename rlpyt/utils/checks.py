@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 import math
 import numbers
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 
@@ -79,18 +79,27 @@ def check_number(
 
 
 def check_kwargs(
-    owner: str, name: str, func: Callable[..., Any], kwargs: Mapping[str, Any]
+    owner: str,
+    name: str,
+    func: Callable[..., Any],
+    kwargs: Mapping[str, Any],
+    through_bases: bool = False,
 ) -> None:
     """Raise unless ``func(**kwargs)`` binds: no unknown keyword, no required one missing.
 
     Callables that take ``**kwargs`` or whose signature cannot be read pass unchecked (the
-    keywords go on to code we cannot see).
+    keywords go on to code we cannot see), except with ``through_bases`` for a class known to
+    hand its ``**kwargs`` to its base classes (gymnasium's MuJoCo envs pass theirs to
+    ``MujocoEnv``): then the bases' ``__init__`` keywords count too, up to the first base
+    ``__init__`` without ``**kwargs``.
 
     Args:
         owner: Who takes ``kwargs``, for the message (e.g. ``"SerialSampler"``).
         name: The keyword holding ``kwargs`` (e.g. ``"env_kwargs"``).
         func: The callable they are for (e.g. ``EnvCls``).
         kwargs: The keywords.
+        through_bases: ``func`` is a class whose ``__init__`` passes ``**kwargs`` on to its
+            base classes' ``__init__``.
 
     Raises:
         TypeError: naming the offending keyword(s), the callable and the keywords it accepts.
@@ -100,13 +109,12 @@ def check_kwargs(
     except (TypeError, ValueError):
         return
     params = signature.parameters.values()
+    accepted = _keyword_names(params)
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
-        return
-    accepted = [
-        p.name
-        for p in params
-        if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
-    ]
+        inherited = _inherited_keywords(func) if through_bases else None
+        if inherited is None:
+            return
+        accepted += [name for name in inherited if name not in accepted]
     target = getattr(func, "__qualname__", repr(func))
     unknown = [key for key in kwargs if key not in accepted]
     if unknown:
@@ -118,6 +126,36 @@ def check_kwargs(
         signature.bind(**kwargs)
     except TypeError as exc:
         raise TypeError(f"{owner}: {name} does not fit {target}: {exc}.") from None
+
+
+def _keyword_names(params: Iterable[inspect.Parameter]) -> list[str]:
+    keyword_kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return [p.name for p in params if p.kind in keyword_kinds and p.name != "self"]
+
+
+def _inherited_keywords(func: Callable[..., Any]) -> list[str] | None:
+    """Keywords a class's ``**kwargs`` can reach, or None where unknown.
+
+    Its bases' ``__init__`` keywords in MRO order, up to the first ``__init__`` without
+    ``**kwargs``; None for a non-class, an unreadable signature or ``**kwargs`` all the way up.
+    """
+    if not isinstance(func, type):
+        return None
+    names: list[str] = []
+    for base in func.__mro__[1:]:
+        init = base.__dict__.get("__init__")
+        if init is None:
+            continue
+        if base is object:
+            return None
+        try:
+            params = inspect.signature(init).parameters.values()
+        except (TypeError, ValueError):
+            return None
+        names += _keyword_names(params)
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+            return names
+    return None
 
 
 def space_description(space: Any) -> str:

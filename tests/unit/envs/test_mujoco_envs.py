@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from rlpyt.envs.gym import make, resolve_env_id
+from rlpyt.samplers.serial.sampler import SerialSampler
 
 HAVE_MUJOCO = importlib.util.find_spec("mujoco") is not None
 needs_mujoco = pytest.mark.skipif(not HAVE_MUJOCO, reason='needs pip install "rlpyt[mujoco]"')
@@ -66,3 +67,15 @@ def test_mujoco_time_limit_is_a_timeout_not_a_terminal():
         env.close()
     assert [step.done for step in steps] == [False, False, True]
     assert [bool(step.env_info.timeout) for step in steps] == [False, False, True]
+
+
+@needs_mujoco
+def test_sampler_checks_mujoco_env_kwargs_through_mujoco_env():
+    # HopperEnv takes **kwargs and hands them to MujocoEnv: a keyword of either is accepted,
+    # a misspelt one fails when the sampler is built, naming it.
+    kwargs = dict(id="Hopper-v5", forward_reward_weight=2.0, width=64)
+    SerialSampler(EnvCls=make, env_kwargs=kwargs, batch_T=1, batch_B=1)
+    with pytest.raises(TypeError, match="'learning_rte', which HopperEnv does not accept"):
+        SerialSampler(
+            EnvCls=make, env_kwargs=dict(id="Hopper-v5", learning_rte=1), batch_T=1, batch_B=1
+        )

@@ -41,6 +41,35 @@ def test_check_kwargs_names_unknown_and_missing_keywords():
         check_kwargs("S", "env_kwargs", env, dict(noise=0.1))
 
 
+def test_check_kwargs_through_bases_follows_kwargs_to_the_base_init():
+    class Base:
+        def __init__(self, model_path, frame_skip=1, render_mode=None):
+            pass
+
+    class Env(Base):
+        def __init__(self, forward_weight=1.0, **kwargs):
+            super().__init__("env.xml", **kwargs)
+
+    check_kwargs("S", "env_kwargs", Env, dict(forward_weight=2.0, render_mode="rgb_array"))
+    check_kwargs("S", "env_kwargs", Env, dict(learning_rte=1))  # **kwargs: unchecked by default
+    with pytest.raises(
+        TypeError,
+        match=r"S: env_kwargs has 'learning_rte', which .*Env does not accept; "
+        r"it accepts 'forward_weight', 'model_path', 'frame_skip', 'render_mode'\.",
+    ):
+        check_kwargs("S", "env_kwargs", Env, dict(learning_rte=1), through_bases=True)
+
+    class Anything:  # **kwargs all the way up: unchecked
+        def __init__(self, **kwargs):
+            pass
+
+    class Deeper(Anything):
+        def __init__(self, size=1, **kwargs):
+            super().__init__(**kwargs)
+
+    check_kwargs("S", "env_kwargs", Deeper, dict(whatever=1), through_bases=True)
+
+
 def test_space_description_shows_the_gymnasium_space_where_wrapped():
     import gymnasium.spaces as gym_spaces
 
