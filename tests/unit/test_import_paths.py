@@ -139,6 +139,10 @@ PATHS = {
     "rlpyt.experiments.configs.atari.pg.atari_lstm_ppo": ["configs"],
     "rlpyt.experiments.configs.mujoco.pg.mujoco_a2c": ["configs"],
     "rlpyt.experiments.configs.mujoco.pg.mujoco_ppo": ["configs"],
+    "rlpyt.experiments.configs.mujoco.qpg.mujoco_ddpg": ["configs"],
+    "rlpyt.experiments.configs.mujoco.qpg.mujoco_sac": ["configs"],
+    "rlpyt.experiments.configs.mujoco.qpg.mujoco_sac_v": ["configs"],
+    "rlpyt.experiments.configs.mujoco.qpg.mujoco_td3": ["configs"],
 }
 
 
