@@ -26,6 +26,9 @@ setting. ``--algos`` picks SAC and/or TD3, ``--parts`` the measurements:
     1000 env steps (the config's ``log_interval_steps``); caps ``--sac-cap`` 20,000 and
     ``--td3-cap`` 30,000 steps (rounded down to whole evaluation intervals); a seed that never
     gets there counts as infinitely late in the medians. Target: our median steps <= SB3's.
+    Ours does not evaluate before learning starts (``MinibatchRlEval`` skips those log
+    points; TD3 learns from 10,000 steps), SB3 evaluates its untrained actor there: neither
+    reaches -200 without learning. ``--solved`` lowers the threshold for smoke runs.
 (c) HalfCheetah-v5 after ``--cheetah-steps`` (50,000) env steps, ``--cheetah-seeds`` (3)
     seeds: the mean return of a final evaluation of 10 deterministic episodes (ours: the
     sampler's evaluation once, at the end, with 5 envs x 2 episodes where the config logs 5
@@ -56,7 +59,13 @@ a finer schedule, as the Pendulum TD3 config does.
 Expected full run time with the defaults on a 2-core CPU (``--threads 2``): (a) about 4
 minutes; (b) about 35 minutes (20 runs, most stop well before their caps); (c) about 75
 minutes (12 runs of 50,000 steps, 40,000 updates each, at roughly 100-250 updates/s on
-HalfCheetah). Everything about 2 hours; ``--parts``/``--algos`` split it.
+HalfCheetah). Everything about 2 hours; ``--parts``/``--algos`` split it. Run it on an
+otherwise idle machine: torch threads that share cores with other processes slow both sides
+by orders of magnitude. Smoke run of every path (about a minute with ``--threads 1``)::
+
+    python benchmarks/qpg_speed.py --threads 1 --seconds 1 --warmup 0.3 --repeats 1
+        --learning-starts 300 --seeds 1 --sac-cap 1000 --td3-cap 1000 --solved -1400
+        --cheetah-steps 1100 --cheetah-learning-starts 1000 --cheetah-seeds 1
 
 Usage (SB3 and MuJoCo are benchmark-only dependencies: ``pip install stable-baselines3
 "gymnasium[mujoco]"``)::
