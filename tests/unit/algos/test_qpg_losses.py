@@ -290,15 +290,17 @@ def test_ddpg_target_and_losses_match_naive_loop(clip):
     algo = _ready(DDPG(q_target_clip=clip), agent)
     batch = _batch()
     ys, qs, mus = [], [], []
+    with torch.no_grad():
+        q_table, k, m = agent.q1_table.clone(), agent.k1.clone(), agent.m.clone()
     for i in range(N):
         y = float(batch.return_[i])
         if not batch.done_n[i]:
             y += float(batch.target_discount[i]) * float(agent.tq1[N + i])
         y = max(-clip, min(clip, y))
         ys.append(y)
-        q = float(agent.q1_table[i]) + float(batch.action[i] @ agent.k1)
+        q = float(q_table[i]) + float(batch.action[i] @ k)
         qs.append(0.5 * (y - q) ** 2)
-        mus.append(-(float(agent.q1_table[i]) + float(torch.tanh(agent.m[i]) @ agent.k1)))
+        mus.append(-(float(q_table[i]) + float(torch.tanh(m[i]) @ k)))
     np.testing.assert_allclose(algo.targets(batch).numpy(), ys, rtol=1e-5)
     if clip == 0.5:
         assert max(abs(y) for y in ys) == pytest.approx(0.5)
@@ -319,8 +321,8 @@ def test_td3_clipped_double_q_target_and_twin_loss_match_naive_loop():
                 float(agent.tq1[N + i]), float(agent.tq2[N + i])
             )
         ys.append(y)
-        q1 = float(agent.q1_table[i]) + float(batch.action[i] @ agent.k1)
-        q2 = float(agent.q2_table[i]) + float(batch.action[i] @ agent.k2)
+        q1 = float(agent.q1_table[i].detach()) + float(batch.action[i] @ agent.k1.detach())
+        q2 = float(agent.q2_table[i].detach()) + float(batch.action[i] @ agent.k2.detach())
         losses.append(0.5 * (y - q1) ** 2 + 0.5 * (y - q2) ** 2)
     np.testing.assert_allclose(algo.targets(batch).numpy(), ys, rtol=1e-5)
     assert float(algo.q_loss(batch).detach()) == pytest.approx(np.mean(losses), rel=1e-5)
@@ -352,11 +354,12 @@ def test_td3_target_smoothing_with_the_real_agent():
     y = algo.targets(batch)
     for i in range(N):
         s = batch.target_inputs[0][i : i + 1]
-        a = agent.target_model(s, None, None)
-        q = min(
-            float(agent.target_q_model(s, None, None, a)),
-            float(agent.target_q2_model(s, None, None, a)),
-        )
+        with torch.no_grad():
+            a = agent.target_model(s, None, None)
+            q = min(
+                float(agent.target_q_model(s, None, None, a)),
+                float(agent.target_q2_model(s, None, None, a)),
+            )
         naive = float(batch.return_[i]) + (
             0.0 if batch.done_n[i] else float(batch.target_discount[i]) * q
         )
