@@ -3,8 +3,10 @@
 Box: Sampler (agent-side helper). Every sampler calls :func:`install_sampling_noise` on each
 agent instance it steps (the serial sampler's, each CPU worker's, the GPU action server's)
 after building the buffers. Invariant: for one sampler seed, every process draws the same
-``[global_B]`` noise per sample-mode step and uses its own ``env_ranks`` rows, so the actions
-are bit-identical whatever the split of envs over workers.
+``[global_B]`` noise per sample-mode step and uses its own ``env_ranks`` rows, so the noise is
+identical whatever the split of envs over workers. Discrete actions are then bit-identical;
+continuous ones (Gaussian agents) agree to float rounding, since the model's forward over a
+different number of envs can round differently (about 1e-7).
 """
 
 from __future__ import annotations
