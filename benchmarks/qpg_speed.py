@@ -17,6 +17,10 @@ setting. ``--algos`` picks SAC and/or TD3, ``--parts`` the measurements:
     ``--learning-starts``; updates/s from its update counter. Both clocks start ``--warmup``
     seconds (2) after learning starts and run ``--seconds`` (10); ``--repeats`` (3) fresh runs
     of each. Target: ours / SB3 >= 1.5 (SB3 SAC does ~150 updates/s on a 2-core CPU).
+    For reference the same table has the bare-update ceiling: a plain
+    PyTorch loop of the same networks and losses on one fixed batch, with default ``Adam``
+    and Polyak targets, no env, replay or logging (``bare_sac_update``, ``bare_td3_update``):
+    the work per update of any implementation.
 (b) Env steps and wall seconds (evaluation time excluded, clocks started after construction)
     until an evaluation of 10 episodes averages >= -200 on Pendulum-v1, ``--seeds`` (5)
     seeds. Ours: ``rlpyt.experiments.configs.classic.qpg.pendulum_sac.configs["sac"]`` and
@@ -98,6 +102,7 @@ from _learning import (  # benchmarks/_learning.py: shared with dqn_speed.py
     print_rates,
     print_ratio,
     short,
+    timed_calls,
 )
 
 from rlpyt.envs.gym import make as gym_make
@@ -441,11 +446,149 @@ def sb3_cheetah(
 # -- the parts ----------------------------------------------------------------------------------
 
 
+# -- the bare-update ceiling ----------------------------------------------------------------------
+
+
+def mlp(sizes: list[int], out_act: type[torch.nn.Module] | None = None) -> torch.nn.Sequential:
+    """``Linear``/``ReLU`` layers over ``sizes``; after the last one only ``out_act``, if any."""
+    layers: list[torch.nn.Module] = []
+    for i in range(len(sizes) - 1):
+        layers.append(torch.nn.Linear(sizes[i], sizes[i + 1]))
+        if i < len(sizes) - 2:
+            layers.append(torch.nn.ReLU())
+    if out_act is not None:
+        layers.append(out_act())
+    return torch.nn.Sequential(*layers)
+
+
+def polyak(target: torch.nn.Module, source: torch.nn.Module, tau: float) -> None:
+    with torch.no_grad():
+        for t, p in zip(target.parameters(), source.parameters(), strict=True):
+            t.mul_(1 - tau).add_(p, alpha=tau)
+
+
+class BareBatch:
+    """A fixed Pendulum-shaped batch of 256 and the twin Qs with their targets (``hidden``)."""
+
+    def __init__(self, hidden: list[int]):
+        obs_dim, self.act_dim, batch = 3, 1, BATCH_SIZE
+        gen = torch.Generator().manual_seed(0)
+        self.obs = torch.randn(batch, obs_dim, generator=gen)
+        self.next_obs = torch.randn(batch, obs_dim, generator=gen)
+        self.action = torch.rand(batch, self.act_dim, generator=gen) * 4 - 2
+        self.reward = torch.randn(batch, generator=gen)
+        self.not_done = torch.ones(batch)
+        self.q1, self.q2 = (mlp([obs_dim + self.act_dim, *hidden, 1]) for _ in range(2))
+        self.tq1, self.tq2 = copy.deepcopy(self.q1), copy.deepcopy(self.q2)
+        params = [*self.q1.parameters(), *self.q2.parameters()]
+        self.q_opt = torch.optim.Adam(params, lr=1e-3)
+
+    def twin(self, target: bool, obs: torch.Tensor, action: torch.Tensor) -> tuple[Any, Any]:
+        x = torch.cat([obs, action], dim=-1)
+        n1, n2 = (self.tq1, self.tq2) if target else (self.q1, self.q2)
+        return n1(x).squeeze(-1), n2(x).squeeze(-1)
+
+    def q_step(self, y: torch.Tensor) -> None:
+        c1, c2 = self.twin(False, self.obs, self.action)
+        q_loss = 0.5 * ((c1 - y) ** 2).mean() + 0.5 * ((c2 - y) ** 2).mean()
+        self.q_opt.zero_grad()
+        q_loss.backward()
+        self.q_opt.step()
+
+
+def bare_sac_update() -> Any:
+    """Plain PyTorch SAC on one fixed batch: 256x256 policy, twin Qs, targets, learned alpha.
+
+    The networks of the Pendulum config, the textbook losses, one default ``Adam`` per network
+    and for log alpha, Polyak targets; no replay, no env, no logging: the work per update of any
+    implementation (the ceiling of part (a)).
+    """
+    b = BareBatch([256, 256])
+    pi = mlp([3, 256, 256, 2 * b.act_dim])
+    pi_opt = torch.optim.Adam(pi.parameters(), lr=1e-3)
+    log_alpha = torch.zeros(1, requires_grad=True)
+    alpha_opt = torch.optim.Adam([log_alpha], lr=1e-3)
+
+    def sample(o: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        mean, log_std = pi(o).chunk(2, dim=-1)
+        std = log_std.clamp(-20, 2).exp()
+        u = mean + std * torch.randn_like(mean)
+        logp = (-0.5 * ((u - mean) / std) ** 2 - std.log() - 0.9189385).sum(-1)
+        logp = logp - (2 * (0.6931472 - u - torch.nn.functional.softplus(-2 * u))).sum(-1)
+        return 2 * torch.tanh(u), logp
+
+    def update() -> None:
+        alpha = log_alpha.detach().exp()
+        with torch.no_grad():
+            next_a, next_logp = sample(b.next_obs)
+            t1, t2 = b.twin(True, b.next_obs, next_a)
+            y = b.reward + 0.99 * b.not_done * (torch.min(t1, t2) - alpha * next_logp)
+        b.q_step(y)
+        new_a, logp = sample(b.obs)
+        n1, n2 = b.twin(False, b.obs, new_a)
+        pi_loss = (alpha * logp - torch.min(n1, n2)).mean()
+        pi_opt.zero_grad()
+        pi_loss.backward()
+        pi_opt.step()
+        alpha_loss = -(log_alpha * (logp.detach() - b.act_dim)).mean()
+        alpha_opt.zero_grad()
+        alpha_loss.backward()
+        alpha_opt.step()
+        polyak(b.tq1, b.q1, 0.005)
+        polyak(b.tq2, b.q2, 0.005)
+
+    return update
+
+
+def bare_td3_update() -> Any:
+    """Plain PyTorch TD3 on one fixed batch: 400x300 actor, twin Qs, three targets.
+
+    As :func:`bare_sac_update`: target smoothing noise, clipped double Q, the actor and the
+    targets updated every second call.
+    """
+    b = BareBatch([400, 300])
+    mu = mlp([3, 400, 300, b.act_dim], torch.nn.Tanh)
+    tmu = copy.deepcopy(mu)
+    mu_opt = torch.optim.Adam(mu.parameters(), lr=1e-3)
+    count = [0]
+
+    def update() -> None:
+        with torch.no_grad():
+            noise = (0.4 * torch.randn(BATCH_SIZE, b.act_dim)).clamp(-1.0, 1.0)
+            next_a = (2 * tmu(b.next_obs) + noise).clamp(-2, 2)
+            t1, t2 = b.twin(True, b.next_obs, next_a)
+            y = b.reward + 0.98 * b.not_done * torch.min(t1, t2)
+        b.q_step(y)
+        count[0] += 1
+        if count[0] % 2 == 0:
+            mu_loss = -b.q1(torch.cat([b.obs, 2 * mu(b.obs)], dim=-1)).mean()
+            mu_opt.zero_grad()
+            mu_loss.backward()
+            mu_opt.step()
+            polyak(tmu, mu, 0.005)
+            polyak(b.tq1, b.q1, 0.005)
+            polyak(b.tq2, b.q2, 0.005)
+
+    return update
+
+
+def bare_rate(algo_name: str, args: argparse.Namespace) -> float:
+    """Updates/s of the bare update of ``algo_name`` (the ceiling of part (a))."""
+    update = bare_sac_update() if algo_name == "sac" else bare_td3_update()
+    calls, seconds = timed_calls(update, args.seconds, args.warmup)
+    return calls / seconds
+
+
 def part_a(args: argparse.Namespace) -> None:
     for algo_name in args.algos:
         name = algo_name.upper()
-        rates: dict[str, list[float]] = {f"ours {name}": [], f"SB3 {name}": []}
+        rates: dict[str, list[float]] = {
+            f"bare {name} update": [],
+            f"ours {name}": [],
+            f"SB3 {name}": [],
+        }
         for repeat in range(args.repeats):
+            rates[f"bare {name} update"].append(bare_rate(algo_name, args))
             rates[f"ours {name}"].append(ours_rate(algo_name, args))
             rates[f"SB3 {name}"].append(sb3_rate(algo_name, args))
             print(f"  (a) {name} repeat {repeat}: " + short(rates), flush=True)
@@ -457,6 +600,14 @@ def part_a(args: argparse.Namespace) -> None:
         medians = {k: statistics.median(v) for k, v in rates.items()}
         print_ratio(
             f"{name} ours / SB3 (target >= 1.5)", medians[f"ours {name}"], medians[f"SB3 {name}"]
+        )
+        print_ratio(
+            f"{name} bare update / SB3 (the ceiling's ratio)",
+            medians[f"bare {name} update"],
+            medians[f"SB3 {name}"],
+        )
+        print_ratio(
+            f"{name} ours / bare update", medians[f"ours {name}"], medians[f"bare {name} update"]
         )
 
 
