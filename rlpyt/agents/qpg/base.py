@@ -146,6 +146,8 @@ class QpgAgent(BaseAgent):
         initial_model_state_dict: Mapping[str, Any] | None = None,
     ):
         self.action_max = 1.0  # h, from the action space at initialize
+        # (ids of the models, tensors of update_target's Polyak step), built at first use:
+        self._polyak_pairs: tuple[tuple, tuple[list, list, list]] | None = None
         for name in self.model_names[1:]:
             setattr(self, name, None)
         super().__init__(
@@ -258,6 +260,7 @@ class QpgAgent(BaseAgent):
     def to_device(self, cuda_idx: int | None = None) -> None:
         """Move every model to GPU ``cuda_idx`` (the shared policy stays on the CPU, see base)."""
         super().to_device(cuda_idx)
+        self._polyak_pairs = None  # moved buffers are new tensors
         if cuda_idx is not None:
             for name in self.model_names[1:]:
                 getattr(self, name).to(self.device)
@@ -292,8 +295,37 @@ class QpgAgent(BaseAgent):
         Raises:
             ValueError: ``tau`` outside ``(0, 1]``.
         """
+        if not 0 < tau <= 1:
+            raise ValueError(f"tau must be in (0, 1], got {tau}.")
+        if tau == 1:
+            for target, source in self.target_sources.items():
+                update_state_dict(getattr(self, target), getattr(self, source).state_dict())
+            return
+        # Polyak step of every target in one foreach call: the algorithms call this after
+        # every update, and per-tensor ops there cost more than the arithmetic.
+        modules = tuple(id(getattr(self, name)) for name in self.model_names)
+        if self._polyak_pairs is None or self._polyak_pairs[0] != modules:
+            self._polyak_pairs = (modules, self._target_tensor_pairs())
+        targets, sources, copies = self._polyak_pairs[1]
+        with torch.no_grad():
+            torch._foreach_lerp_(targets, sources, tau)
+            for target_tensor, source_tensor in copies:
+                target_tensor.copy_(source_tensor)
+
+    def _target_tensor_pairs(self) -> tuple[list, list, list]:
+        """``(float targets, their sources, [(target, source)] of integer buffers)``."""
+        targets, sources, copies = [], [], []
         for target, source in self.target_sources.items():
-            update_state_dict(getattr(self, target), getattr(self, source).state_dict(), tau)
+            target_state = bare(getattr(self, target)).state_dict(keep_vars=True)
+            source_state = bare(getattr(self, source)).state_dict(keep_vars=True)
+            for key, target_tensor in target_state.items():
+                source_tensor = source_state[key]
+                if torch.is_floating_point(target_tensor):
+                    targets.append(target_tensor)
+                    sources.append(source_tensor)
+                else:
+                    copies.append((target_tensor, source_tensor))
+        return targets, sources, copies
 
     def state_dict(self) -> dict[str, Any]:
         """``{name: state dict}`` for every name in ``model_names`` (no DDP prefixes)."""
