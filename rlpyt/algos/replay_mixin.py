@@ -3,9 +3,11 @@
 Box: Algorithm (replay families). ``DQN`` and ``CategoricalDQN`` mix in
 :class:`ReplayAlgoMixin`: at ``initialize`` it builds the replay from the sampler's example step
 (``make_replay_buffer``), and every ``optimize_agent`` hands it the sampler's ``[T, B]`` batch
-(``append_samples``), marking the padding steps of wait-reset collectors not valid. Subclasses
-choose the replay class (``replay_buffer_class``) and whether time limits are stored
-(``stores_timeout``); the Q-function policy gradients (``rlpyt.algos.qpg``) reuse the rest.
+(``append_samples``), marking the padding steps of wait-reset collectors not valid. It also
+puts the replay in snapshots (``snapshot_replay``) and says when learning runs
+(``learning_at``). Subclasses choose the replay class (``replay_buffer_class``) and whether
+time limits are stored (``stores_timeout``); the Q-function policy gradients
+(``rlpyt.algos.qpg``) reuse the rest.
 
 Attributes the mixin reads from the algorithm: ``replay_size``, ``discount``, ``n_step_return``,
 ``prioritized_replay`` (and ``pri_alpha``, ``pri_beta_init``, ``default_priority`` with it),
@@ -51,6 +53,11 @@ class ReplayAlgoMixin:
     ReplayBufferCls: type | None
     mid_batch_reset: bool
     replay_buffer: Any
+    snapshot_replay: bool
+    min_itr_learn: int
+    # Raised after a resume whose snapshot held no replay (class defaults, set per instance):
+    _learn_from_itr = 0
+    _refill_replay = False
 
     def replay_buffer_class(self, examples: AttrDict) -> type:
         """The replay class: ``ReplayBufferCls`` if given, else chosen from the observation.
@@ -130,6 +137,41 @@ class ReplayAlgoMixin:
         if not self.mid_batch_reset:
             valid = np.asarray(valid_from_done(np.asarray(env.done, dtype=np.float32)) > 0)
         self.replay_buffer.append_samples(to_buffer, valid=valid)
+
+    def learning_at(self, itr: int) -> bool:
+        """Whether iteration ``itr`` takes gradient steps.
+
+        From ``min_itr_learn`` on; after a resume without the replay, only once the empty
+        replay has refilled for another ``min_itr_learn`` iterations.
+        """
+        if self._refill_replay:
+            self._learn_from_itr = itr + self.min_itr_learn
+            self._refill_replay = False
+        return itr >= max(self.min_itr_learn, self._learn_from_itr)
+
+    def state_dict(self) -> dict:
+        """The algorithm's state (optimizers, counters); with ``snapshot_replay``, the replay."""
+        state = super().state_dict()  # type: ignore[misc]
+        if self.snapshot_replay:
+            state["replay"] = self.replay_buffer.state_dict()
+        return state
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore :meth:`state_dict`'s output.
+
+        Without the replay in it (``snapshot_replay=False``), learning pauses for
+        ``min_steps_learn`` env steps while the empty replay refills.
+        """
+        super().load_state_dict(state)  # type: ignore[misc]
+        if "replay" in state:
+            self.replay_buffer.load_state_dict(state["replay"])
+        else:
+            self._refill_replay = self.min_itr_learn > 0
+            logger.log(
+                f"{type(self).__name__}: the snapshot holds no replay (snapshot_replay=False); "
+                "the replay starts empty and learning resumes once it holds min_steps_learn "
+                "steps again."
+            )
 
     def _check_frame_stacking(self, observation: Any, done: Any) -> None:
         """The automatic frame buffer needs observations that are stacks of frames.

@@ -170,8 +170,6 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         )
         self.snapshot_replay = bool(snapshot_replay)
         self._check_replay_class()
-        self._learn_from_itr = 0  # raised after a resume that did not restore the replay
-        self._refill_replay = False
 
     def _check_replay_class(self) -> None:
         cls = self.ReplayBufferCls
@@ -273,10 +271,7 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         itr = itr if sampler_itr is None else sampler_itr
         if samples is not None:
             self.append_samples(samples)
-        if self._refill_replay:  # resumed without the replay: refill before learning
-            self._learn_from_itr = itr + self.min_itr_learn
-            self._refill_replay = False
-        if itr < max(self.min_itr_learn, self._learn_from_itr):
+        if not self.learning_at(itr):
             return OptInfo([], [], [])
         if self.prioritized_replay:
             self.replay_buffer.set_beta(self.beta_at(itr))
@@ -380,32 +375,6 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         span = max(1, self.pri_beta_itr - self.min_itr_learn)
         progress = min(1.0, max(0, itr - self.min_itr_learn) / span)
         return self.pri_beta_init + progress * (self.pri_beta_final - self.pri_beta_init)
-
-    # ---- snapshots ------------------------------------------------------------------------
-
-    def state_dict(self) -> dict:
-        """Optimizer and counters; with ``snapshot_replay``, the replay too."""
-        state = super().state_dict()
-        if self.snapshot_replay:
-            state["replay"] = self.replay_buffer.state_dict()
-        return state
-
-    def load_state_dict(self, state: dict) -> None:
-        """Restore :meth:`state_dict`'s output.
-
-        Without the replay in it (``snapshot_replay=False``), learning pauses for
-        ``min_steps_learn`` env steps while the empty replay refills.
-        """
-        super().load_state_dict(state)
-        if "replay" in state:
-            self.replay_buffer.load_state_dict(state["replay"])
-        else:
-            self._refill_replay = self.min_itr_learn > 0
-            logger.log(
-                f"{type(self).__name__}: the snapshot holds no replay (snapshot_replay=False); "
-                "the replay starts empty and learning resumes once it holds min_steps_learn "
-                "steps again."
-            )
 
 
 def bootstrap_target(samples: Any, target_value: torch.Tensor) -> torch.Tensor:

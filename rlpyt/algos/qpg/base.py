@@ -103,8 +103,6 @@ class QpgAlgo(ReplayAlgoMixin, RlAlgorithm):
         self.bootstrap_timelimit = bool(bootstrap_timelimit)
         self.ReplayBufferCls = ReplayBufferCls
         self.snapshot_replay = bool(snapshot_replay)
-        self._learn_from_itr = 0  # raised after a resume that did not restore the replay
-        self._refill_replay = False
 
     # ---- set-up ---------------------------------------------------------------------------
 
@@ -185,12 +183,9 @@ class QpgAlgo(ReplayAlgoMixin, RlAlgorithm):
         itr = itr if sampler_itr is None else sampler_itr
         if samples is not None:
             self.append_samples(samples)
-        if self._refill_replay:  # resumed without the replay: refill before learning
-            self._learn_from_itr = itr + self.min_itr_learn
-            self._refill_replay = False
+        if not self.learning_at(itr):
+            return self.OptInfoCls(**{field: [] for field in self.OptInfoCls._fields})
         records: Records = {field: [] for field in self.OptInfoCls._fields}
-        if itr < max(self.min_itr_learn, self._learn_from_itr):
-            return self.OptInfoCls(**{field: [] for field in records})
         remaining = self.updates_per_optimize
         while remaining:
             k = self._segment_length(remaining)
@@ -238,32 +233,6 @@ class QpgAlgo(ReplayAlgoMixin, RlAlgorithm):
         grad_norm = torch.nn.utils.clip_grad_norm_(params, self.clip_grad_norm)
         optimizer.step()
         return grad_norm
-
-    # ---- snapshots ------------------------------------------------------------------------
-
-    def state_dict(self) -> dict:
-        """Optimizers and counters; with ``snapshot_replay``, the replay too."""
-        state = super().state_dict()
-        if self.snapshot_replay:
-            state["replay"] = self.replay_buffer.state_dict()
-        return state
-
-    def load_state_dict(self, state: dict) -> None:
-        """Restore :meth:`state_dict`'s output.
-
-        Without the replay in it (``snapshot_replay=False``), learning pauses for
-        ``min_steps_learn`` env steps while the empty replay refills.
-        """
-        super().load_state_dict(state)
-        if "replay" in state:
-            self.replay_buffer.load_state_dict(state["replay"])
-        else:
-            self._refill_replay = self.min_itr_learn > 0
-            logger.log(
-                f"{type(self).__name__}: the snapshot holds no replay (snapshot_replay=False); "
-                "the replay starts empty and learning resumes once it holds min_steps_learn "
-                "steps again."
-            )
 
 
 def backward_into(loss: torch.Tensor, params: list[torch.Tensor]) -> None:
