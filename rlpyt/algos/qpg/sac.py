@@ -111,7 +111,8 @@ class SAC(QpgAlgo):
         action_prior: ``"uniform"`` or ``"gaussian"`` (N(0, 1) log-density of the squashed
             action, added to the policy objective).
         reward_scale: The n-step return is multiplied by this in the target.
-        target_entropy: ``"auto"``: minus the action dimension; a number; or None: alpha
+        target_entropy: ``"auto"``: minus the action dimension (entropy in units of the
+            action bound ``h``: ``-A + A log h`` in env units); a number; or None: alpha
             not learned (stays 1 unless ``fixed_alpha``).
         reparameterize: Must be True (only the reparameterized policy loss is implemented).
         clip_grad_norm: Max gradient norm, per network.
@@ -208,7 +209,12 @@ class SAC(QpgAlgo):
         self.alpha_optimizer = self.make_optimizer([self._log_alpha], self.learning_rate)
         self._alpha = self._log_alpha.detach().exp()
         if self.target_entropy == "auto":
-            self._target_entropy: float | None = -float(self.action_size())
+            # Minus the action dimension, for entropy measured in units of the action bound h
+            # (as Stable-Baselines3, which acts in [-1, 1] and rescales): the log density of an
+            # env-unit action is lower by log h per dim, so the target is too (rlpyt: h = 1).
+            size = self.action_size()
+            action_max = float(getattr(self.agent, "action_max", 1.0))
+            self._target_entropy: float | None = -size + size * math.log(action_max)
         else:
             self._target_entropy = self.target_entropy  # type: ignore[assignment]
         self.learn_alpha = self.fixed_alpha is None and self._target_entropy is not None

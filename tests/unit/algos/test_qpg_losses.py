@@ -241,6 +241,12 @@ def test_sac_fixed_alpha_and_target_entropy():
     assert fixed.learn_alpha is False
     auto = _ready(SAC(), FakeSacAgent())
     assert auto._target_entropy == -float(A)
+    # Actions in [-2, 2]: entropy counted in units of the bound, so the log 2 per dim that an
+    # env-unit density loses is taken off the target too (Stable-Baselines3's alpha dynamics).
+    wide_agent = FakeSacAgent()
+    wide_agent.action_max = 2.0
+    wide = _ready(SAC(), wide_agent)
+    assert wide._target_entropy == pytest.approx(-A + A * math.log(2.0))
     given = _ready(SAC(target_entropy=-0.5), FakeSacAgent())
     assert given._target_entropy == -0.5
     with pytest.raises(ValueError, match="reparameterize=False"):
