@@ -55,6 +55,9 @@ class ReplayAlgoMixin:
     replay_buffer: Any
     snapshot_replay: bool
     min_itr_learn: int
+    target_update_interval: int
+    update_counter: int
+    _batch_size: int
     # Raised after a resume whose snapshot held no replay (class defaults, set per instance):
     _learn_from_itr = 0
     _refill_replay = False
@@ -137,6 +140,21 @@ class ReplayAlgoMixin:
         if not self.mid_batch_reset:
             valid = np.asarray(valid_from_done(np.asarray(env.done, dtype=np.float32)) > 0)
         self.replay_buffer.append_samples(to_buffer, valid=valid)
+
+    def updates_per_draw(self, remaining: int, until_target_update: bool) -> int:
+        """Updates whose minibatches one uniform replay draw can serve (at least 1).
+
+        All ``remaining`` ones, at most what the replay holds, and with
+        ``until_target_update`` only those up to the next target update (so that they can
+        also share one pass of the target network).
+        """
+        k = remaining
+        if until_target_update:
+            interval = self.target_update_interval
+            k = min(k, interval - self.update_counter % interval)
+        replay = self.replay_buffer
+        capacity = getattr(replay, "sampleable_rows", 0) * getattr(replay, "B", 0)
+        return max(1, min(k, capacity // self._batch_size))
 
     def learning_at(self, itr: int) -> bool:
         """Whether iteration ``itr`` takes gradient steps.

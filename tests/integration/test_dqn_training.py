@@ -326,12 +326,12 @@ def test_shared_replay_draw_equals_one_update_at_a_time(categorical, quiet_logge
         if shared:
             algo.replay_buffer.sample_batch = lambda n: big
         else:
-            algo._segment_length = lambda remaining: 1
+            algo.updates_per_draw = lambda remaining, until_target_update: 1
             bs = algo.batch_size
             algo.replay_buffer.sample_batch = lambda n: big[(j := next(draws)) * bs : (j + 1) * bs]
         info = algo.optimize_agent(100)
         del algo.replay_buffer.sample_batch
-        algo.__dict__.pop("_segment_length", None)
+        algo.__dict__.pop("updates_per_draw", None)
         return info, {key: value.clone() for key, value in algo.agent.state_dict()["model"].items()}
 
     shared_info, shared_weights = run(shared=True)

@@ -281,7 +281,7 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
             # Updates until the next target update share one replay draw and, without double
             # DQN, one target pass: the target network is the same for all of them, and
             # uniform draws do not depend on the updates (prioritized ones do: one at a time).
-            k = self._segment_length(remaining)
+            k = 1 if self.prioritized_replay else self.updates_per_draw(remaining, True)
             batch = self.replay_buffer.sample_batch(self._batch_size * k)
             targets = None if k == 1 or self.double_dqn else self.targets(batch)
             for j in range(k):
@@ -290,17 +290,6 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
                 steps.append(self.update(minibatch, None if targets is None else targets[rows]))
             remaining -= k
         return opt_info_from(steps)
-
-    def _segment_length(self, remaining: int) -> int:
-        """Updates that can share one replay draw: up to the next target update."""
-        if self.prioritized_replay:
-            return 1
-        to_target_update = self.target_update_interval - (
-            self.update_counter % self.target_update_interval
-        )
-        replay = self.replay_buffer
-        capacity = getattr(replay, "sampleable_rows", 0) * getattr(replay, "B", 0)
-        return max(1, min(remaining, to_target_update, capacity // self._batch_size))
 
     def update(
         self, samples: Any, target: torch.Tensor | None = None

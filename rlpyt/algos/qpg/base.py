@@ -188,7 +188,7 @@ class QpgAlgo(ReplayAlgoMixin, RlAlgorithm):
         records: Records = {field: [] for field in self.OptInfoCls._fields}
         remaining = self.updates_per_optimize
         while remaining:
-            k = self._segment_length(remaining)
+            k = self.updates_per_draw(remaining, self.shares_targets)
             batch = buffer_to(self.replay_buffer.sample_batch(self._batch_size * k), self.device)
             targets = self.targets(batch) if self.shares_targets and k > 1 else None
             for j in range(k):
@@ -202,21 +202,6 @@ class QpgAlgo(ReplayAlgoMixin, RlAlgorithm):
     def device(self) -> torch.device:
         """Where the agent's models live (minibatches are moved there once per draw)."""
         return getattr(self.agent, "device", None) or torch.device("cpu")
-
-    def _segment_length(self, remaining: int) -> int:
-        """Updates drawn at once (at most what the replay holds).
-
-        All remaining ones, or, where targets are shared, those up to the next target update.
-        """
-        k = remaining
-        if self.shares_targets:
-            to_target_update = self.target_update_interval - (
-                self.update_counter % self.target_update_interval
-            )
-            k = min(k, to_target_update)
-        replay = self.replay_buffer
-        capacity = getattr(replay, "sampleable_rows", 0) * getattr(replay, "B", 0)
-        return max(1, min(k, capacity // self._batch_size))
 
     def targets(self, samples: Any) -> torch.Tensor:
         """Bootstrap targets ``y [batch]`` of replayed rows (algorithms that share them)."""
