@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import csv
 import os
 from collections import namedtuple
@@ -295,3 +296,55 @@ def test_resume_with_replay_is_exact(tmp_path, family, sampler):
     for name in straight_state:
         for key, value in straight_state[name].items():
             assert torch.equal(value, resumed_state[name][key]), (name, key)
+
+
+def test_shared_target_pass_equals_one_update_at_a_time(quiet_logger):
+    # DDPG draws the minibatches of all updates up to the next target update at once and
+    # computes their targets in one pass; one update at a time on the same minibatches must
+    # give the same weights (TD3 is left out: its target smoothing noise is drawn per pass).
+    k = 4
+    algo = small_algo("ddpg", min_steps_learn=10**6, target_update_interval=k)
+    runner = MinibatchRl(
+        algo=algo,
+        agent=small_agent("ddpg"),
+        sampler=pendulum_sampler(),
+        n_steps=N_ITR * T * B,
+        log_interval_steps=N_ITR * T * B,
+        seed=3,
+    )
+    runner.train()  # fills the replay, no learning
+    algo.updates_per_optimize, algo.min_itr_learn = k, 0
+    big = algo.replay_buffer.sample_batch(k * algo.batch_size)
+    start_agent = {
+        name: {key: value.clone() for key, value in state.items()}
+        for name, state in algo.agent.state_dict().items()
+    }
+    start_optim = copy.deepcopy(algo.optim_state_dict())
+
+    def run(shared):
+        algo.agent.load_state_dict(start_agent)
+        algo.load_optim_state_dict(copy.deepcopy(start_optim))
+        algo.update_counter = 0
+        draws = iter(range(k))
+        if shared:
+            algo.replay_buffer.sample_batch = lambda n: big
+        else:
+            algo.updates_per_draw = lambda remaining, until_target_update: 1
+            bs = algo.batch_size
+            algo.replay_buffer.sample_batch = lambda n: big[(j := next(draws)) * bs : (j + 1) * bs]
+        info = algo.optimize_agent(100)
+        del algo.replay_buffer.sample_batch
+        algo.__dict__.pop("updates_per_draw", None)
+        state = algo.agent.state_dict()
+        return info, {name: {key: v.clone() for key, v in s.items()} for name, s in state.items()}
+
+    shared_info, shared_state = run(shared=True)
+    single_info, single_state = run(shared=False)
+    assert algo.update_counter == k
+    assert len(shared_info.qLoss) == k
+    np.testing.assert_allclose(shared_info.qLoss, single_info.qLoss, rtol=1e-5)
+    for name in shared_state:
+        for key in shared_state[name]:
+            torch.testing.assert_close(
+                shared_state[name][key], single_state[name][key], rtol=1e-5, atol=1e-6
+            )
