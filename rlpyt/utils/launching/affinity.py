@@ -104,7 +104,9 @@ def encode_affinity(
         n_gpu: GPUs to use; 0 for CPU-only runs.
         contexts_per_gpu: runs sharing one GPU (e.g. 2 puts two runs per GPU).
         gpu_per_run: GPUs per run, >1 for synchronous multi-GPU (SyncRl) or async optimizers.
-        cpu_per_run: cores per run when ``n_gpu == 0``.
+        cpu_per_run: cores per run when ``n_gpu == 0``. A CPU-only asynchronous run needs an
+            optimizer core and a sampler core, so there the default 1 means all ``n_cpu_core``
+            cores (rlpyt raised instead).
         cpu_per_worker: cores per sampler worker (1 unless the env is multi-threaded).
         cpu_reserved: cores per run kept from sampler workers (async runs default to 1).
         hyperthread_offset: logical distance from a core to its hyperthread; 0 turns
@@ -128,6 +130,8 @@ def encode_affinity(
         hyperthread_offset = detect_hyperthread_offset()
     if n_socket is None:
         n_socket = detect_n_socket()
+    if async_sample and n_gpu == 0 and cpu_per_run == 1:
+        cpu_per_run = n_cpu_core  # one core cannot hold both the optimizer and the sampler
     keywords = dict(
         n_cpu_core=n_cpu_core,
         n_gpu=n_gpu,
