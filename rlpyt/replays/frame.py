@@ -62,7 +62,8 @@ class FrameBufferMixin:
         return max(1, self.n_frames - 1)
 
     def _storage_example(self, example: Any) -> Any:
-        return example._replace(observation=None)
+        stored = super()._storage_example(example)  # type: ignore[misc]
+        return stored._replace(observation=None)
 
     def _write_rows(self, t: int, T_new: int, samples: Any) -> None:
         """Store the other fields, then the newest frame of each step (and its duplicate)."""
@@ -79,11 +80,20 @@ class FrameBufferMixin:
             self.samples_frames[steps[dup] + C - 1 - self.T] = newest[dup]
 
     def extract_observation(self, T_idxs: np.ndarray, B_idxs: np.ndarray) -> np.ndarray:
-        """Rebuild ``[len, C, H, W]`` observations of rows ``(T_idxs, B_idxs)``.
+        """Rebuild ``[*idx_shape, C, H, W]`` observations of rows ``(T_idxs, B_idxs)``.
 
         Frame ``j`` (0 = oldest, step ``t - C + 1 + j``) is zeroed when a boundary (done or
         invalid row) lies in steps ``[t - C + 1 + j, t - 1]``: it belongs to an earlier episode.
+        The index arrays may have any (broadcastable) shape, e.g. ``[T + n, batch_B]`` for
+        sequence replays; the gather runs over their flattened form.
         """
+        idx_shape = np.broadcast_shapes(np.shape(T_idxs), np.shape(B_idxs))
+        if len(idx_shape) != 1:
+            flat = self.extract_observation(
+                np.broadcast_to(T_idxs, idx_shape).reshape(-1),
+                np.broadcast_to(B_idxs, idx_shape).reshape(-1),
+            )
+            return flat.reshape(idx_shape + flat.shape[1:])
         C = self.n_frames
         offsets = np.arange(C)
         flat_idxs = ((T_idxs[:, None] + offsets) * self.B + B_idxs[:, None]).reshape(-1)
