@@ -88,7 +88,8 @@ class BaseNStepReturnBuffer(BaseReplayBuffer):
         self.samples = zeros_from_example(
             self._storage_example(example), (self.T, self.B), share_memory=self.async_
         )
-        self.valid = np.zeros((self.T, self.B), bool)  # False until written; caller's flags
+        # False until written; the caller's flags (shared with the other processes when async_)
+        self.valid = zeros_from_example(np.zeros((), bool), (self.T, self.B), self.async_)
         self.t = 0  # cursor: the next row written
         self._buffer_full = False  # the cursor has wrapped at least once
         self.rng = np.random.default_rng(np.random.randint(0, 2**31 - 1))
@@ -140,6 +141,8 @@ class BaseNStepReturnBuffer(BaseReplayBuffer):
             ``(T_new, idxs)``, idxs the ``[T_new]`` row indexes written.
         """
         samples = numpify_buffer(samples)
+        if valid is None:  # a record from an algorithm's samples_to_buffer may carry its flags
+            valid = getattr(samples, "valid", None)
         T_new, B = get_leading_dims(samples, 2)
         self._check_chunk(T_new, B)
         t = self.t

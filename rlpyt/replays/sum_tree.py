@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from rlpyt.utils.shared_memory import np_mp_array
+
 _MAX_REDRAWS = 100
 
 
@@ -247,3 +249,40 @@ class SumTree:
         self.t = int(state["t"])
         self._buffer_full = bool(state["_buffer_full"])
         self.prev_tree_idxs = np.array(state["prev_tree_idxs"], np.int64)
+
+
+class AsyncSumTree(SumTree):
+    """A ``SumTree`` whose nodes, input priorities and cursor live in shared memory.
+
+    Who calls it: ``AsyncPrioritizedReplayBuffer`` (its ``SumTreeCls``), whose memory-copier
+    processes ``advance`` it and whose optimizer process samples and updates it, always under
+    the replay's lock. Everything that several processes change is shared: the tree, the input
+    priorities (rlpyt kept those private, so each copier turned rows on with its own stale
+    copy) and the cursor ``t`` / ``_buffer_full``. What one reader keeps for itself stays
+    private: the generator of its draws and the leaves of its last ``sample``
+    (``prev_tree_idxs``, for its ``update_batch_priorities``). Keywords: ``SumTree``.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._cursor = np_mp_array(2, np.int64)  # [t, buffer_full], before reset() sets them
+        super().__init__(*args, **kwargs)
+
+    def _allocate_tree(self, n: int) -> np.ndarray:
+        return np_mp_array(n, np.float64)
+
+    @property  # type: ignore[override]
+    def t(self) -> int:
+        """The cursor, shared by every process."""
+        return int(self._cursor[0])
+
+    @t.setter
+    def t(self, value: int) -> None:
+        self._cursor[0] = value
+
+    @property  # type: ignore[override]
+    def _buffer_full(self) -> bool:
+        return bool(self._cursor[1])
+
+    @_buffer_full.setter
+    def _buffer_full(self, value: bool) -> None:
+        self._cursor[1] = bool(value)

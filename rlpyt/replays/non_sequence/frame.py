@@ -8,10 +8,15 @@ are the same records as the non-frame buffers; observations are rebuilt by
 
 from __future__ import annotations
 
+from rlpyt.replays.async_ import AsyncReplayBufferMixin
 from rlpyt.replays.frame import FrameBufferMixin
 from rlpyt.replays.non_sequence.n_step import NStepReturnBuffer
-from rlpyt.replays.non_sequence.prioritized import PrioritizedReplay, SamplesFromReplayPri
+from rlpyt.replays.non_sequence.prioritized import (
+    PrioritizedReplay,
+    SamplesFromReplayPri,
+)
 from rlpyt.replays.non_sequence.uniform import UniformReplay
+from rlpyt.replays.sum_tree import AsyncSumTree
 
 
 class NStepFrameBuffer(FrameBufferMixin, NStepReturnBuffer):
@@ -26,3 +31,13 @@ class PrioritizedReplayFrameBuffer(PrioritizedReplay, NStepFrameBuffer):
     """Prioritized replay over frame-wise storage (keywords: ``PrioritizedReplay``)."""
 
     replay_batch_cls = SamplesFromReplayPri
+
+
+class AsyncUniformReplayFrameBuffer(AsyncReplayBufferMixin, UniformReplayFrameBuffer):
+    """``UniformReplayFrameBuffer`` in shared memory (asynchronous runner; see ``async_``)."""
+
+
+class AsyncPrioritizedReplayFrameBuffer(AsyncReplayBufferMixin, PrioritizedReplayFrameBuffer):
+    """``PrioritizedReplayFrameBuffer`` in shared memory, with an ``AsyncSumTree``."""
+
+    SumTreeCls = AsyncSumTree

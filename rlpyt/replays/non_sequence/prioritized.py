@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from rlpyt.replays.async_ import AsyncReplayBufferMixin
 from rlpyt.replays.non_sequence.n_step import NStepReturnBuffer, SamplesFromReplay
-from rlpyt.replays.sum_tree import SumTree
+from rlpyt.replays.sum_tree import AsyncSumTree, SumTree
 from rlpyt.utils.buffer import numpify_buffer
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import namedarraytuple
@@ -166,3 +167,9 @@ class PrioritizedReplayBuffer(PrioritizedReplay, NStepReturnBuffer):
     """
 
     replay_batch_cls = SamplesFromReplayPri
+
+
+class AsyncPrioritizedReplayBuffer(AsyncReplayBufferMixin, PrioritizedReplayBuffer):
+    """``PrioritizedReplayBuffer`` in shared memory, with an ``AsyncSumTree`` (see ``async_``)."""
+
+    SumTreeCls = AsyncSumTree

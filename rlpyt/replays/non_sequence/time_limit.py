@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from rlpyt.replays.async_ import AsyncReplayBufferMixin
 from rlpyt.replays.non_sequence.n_step import NStepReturnBuffer, SamplesFromReplay
 from rlpyt.replays.non_sequence.prioritized import PrioritizedReplay, SamplesFromReplayPri
 from rlpyt.replays.non_sequence.uniform import UniformReplay
+from rlpyt.replays.sum_tree import AsyncSumTree
 from rlpyt.utils.collections import namedarraytuple
 
 SamplesFromReplayTL = namedarraytuple(
@@ -51,3 +53,13 @@ class TlPrioritizedReplayBuffer(PrioritizedReplay, NStepTimeLimitBuffer):
     """Prioritized replay returning ``SamplesFromReplayPriTL``."""
 
     replay_batch_cls = SamplesFromReplayPriTL
+
+
+class AsyncTlUniformReplayBuffer(AsyncReplayBufferMixin, TlUniformReplayBuffer):
+    """``TlUniformReplayBuffer`` in shared memory (asynchronous runner; see ``async_``)."""
+
+
+class AsyncTlPrioritizedReplayBuffer(AsyncReplayBufferMixin, TlPrioritizedReplayBuffer):
+    """``TlPrioritizedReplayBuffer`` in shared memory, with an ``AsyncSumTree``."""
+
+    SumTreeCls = AsyncSumTree

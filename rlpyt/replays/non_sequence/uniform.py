@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from rlpyt.replays.async_ import AsyncReplayBufferMixin
 from rlpyt.replays.non_sequence.n_step import NStepReturnBuffer
 
 _REDRAW_ROUNDS = 32  # rejection rounds before the exact (slower) draw over valid rows
@@ -81,3 +82,7 @@ def _no_valid_rows(n_valid: int, batch_B: int) -> ValueError:
 
 class UniformReplayBuffer(UniformReplay, NStepReturnBuffer):
     """Uniform replay of ``SamplesFromReplay`` (see ``BaseNStepReturnBuffer`` for keywords)."""
+
+
+class AsyncUniformReplayBuffer(AsyncReplayBufferMixin, UniformReplayBuffer):
+    """``UniformReplayBuffer`` in shared memory for the asynchronous runner (see ``async_``)."""

@@ -1,0 +1,106 @@
+"""Replays shared by several processes: storage in shared memory behind a reader-writer lock.
+
+Box: Replay. The asynchronous runner (``AsyncRl``) builds one ``Async*`` replay in the master
+(``algo.async_initialize``) before it starts its processes: memory copiers (writers) call
+``append_samples``, the optimizer (reader) calls ``sample_batch`` and, with priorities,
+``update_batch_priorities``. ``AsyncReplayBufferMixin`` goes first in the bases of every
+``Async*`` class (e.g. ``AsyncUniformReplayBuffer(AsyncReplayBufferMixin, UniformReplayBuffer)``).
+
+Invariants:
+
+- Everything that a write changes lives in shared memory: the stored fields, the frames, the
+  ``valid`` flags, the cursor ``t`` and ``_buffer_full`` (here), and with priorities the sum
+  tree's nodes, input priorities and cursor (``AsyncSumTree``). So two copiers writing in turn
+  leave the buffer exactly as one process making the same appends would.
+- Writes (``append_samples``, ``update_batch_priorities``, ``load_state_dict``) hold the write
+  lock; draws (``sample_batch``, ``state_dict``) the read lock, so a batch never mixes rows
+  from before and after a write.
+- Each process draws with its own generator: a child process reseeds the inherited one on its
+  first draw (from the inherited state and its pid), so two optimizer processes never draw the
+  same indexes; the process that built the replay keeps its seeded generator.
+- The replay pickles into ``Process`` arguments under fork, forkserver and spawn: the shared
+  arrays travel by reference, the lock as named semaphores (``rlpyt.utils.shared_memory``).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from rlpyt.utils.shared_memory import np_mp_array
+from rlpyt.utils.synchronize import RWLock
+
+
+class AsyncReplayBufferMixin:
+    """Shared storage, shared cursor and a reader-writer lock for any replay buffer.
+
+    Keywords: those of the replay it is mixed into. Attributes: ``rw_lock`` (an ``RWLock``;
+    ``with replay.rw_lock:`` reads, ``with replay.rw_lock.write_lock:`` writes).
+    """
+
+    async_ = True
+    rng: np.random.Generator
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Before the storage's __init__, which sets t and _buffer_full through the properties.
+        self._cursor = np_mp_array(2, np.int64)  # [t, buffer_full]
+        self.rw_lock = RWLock()
+        self._rng_pid = os.getpid()
+        super().__init__(*args, **kwargs)
+
+    @property
+    def t(self) -> int:
+        """The cursor (next row written), shared by every process."""
+        return int(self._cursor[0])
+
+    @t.setter
+    def t(self, value: int) -> None:
+        self._cursor[0] = value
+
+    @property
+    def _buffer_full(self) -> bool:
+        return bool(self._cursor[1])
+
+    @_buffer_full.setter
+    def _buffer_full(self, value: bool) -> None:
+        self._cursor[1] = bool(value)
+
+    def append_samples(self, samples: Any, valid: Any = None) -> tuple[int, np.ndarray]:
+        """The replay's ``append_samples`` under the write lock (memory copiers call it)."""
+        with self.rw_lock.write_lock:
+            return super().append_samples(samples, valid)  # type: ignore[misc]
+
+    def sample_batch(self, batch_B: int) -> Any:
+        """The replay's ``sample_batch`` under the read lock, with this process's generator."""
+        self._own_rng()
+        with self.rw_lock:
+            return super().sample_batch(batch_B)  # type: ignore[misc]
+
+    def update_batch_priorities(self, priorities: Any) -> None:
+        """The replay's ``update_batch_priorities`` under the write lock (prioritized only)."""
+        with self.rw_lock.write_lock:
+            super().update_batch_priorities(priorities)  # type: ignore[misc]
+
+    def state_dict(self) -> dict[str, Any]:
+        """The replay's ``state_dict`` under the read lock (a consistent copy)."""
+        with self.rw_lock:
+            return super().state_dict()  # type: ignore[misc]
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """The replay's ``load_state_dict`` under the write lock."""
+        with self.rw_lock.write_lock:
+            super().load_state_dict(state)  # type: ignore[misc]
+
+    def _own_rng(self) -> None:
+        """In a process other than the builder's, reseed the inherited generator once.
+
+        In place, so that the sum tree (which holds the same generator) follows.
+        """
+        pid = os.getpid()
+        if pid == self._rng_pid:
+            return
+        seed = [int(self.rng.integers(2**62)), pid]
+        self.rng.bit_generator.state = type(self.rng.bit_generator)(seed).state
+        self._rng_pid = pid
