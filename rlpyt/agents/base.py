@@ -208,6 +208,21 @@ class BaseAgent:
         if share_memory:
             self.model.share_memory()
 
+    def separate_optim_model(self) -> None:
+        """Async runner, optimizer side on CPU: train a model of its own.
+
+        The algorithm's ``optim_initialize`` calls this (through ``own_optim_model``) before
+        building its optimizers. Afterwards the shared model changes only in
+        :meth:`send_shared_memory`, under the write lock, so samplers never read weights half
+        way through an optimizer step. A no-op when the trained model is already apart (a GPU
+        copy from :meth:`to_device`) or nothing is shared.
+        """
+        if self.shared_model is None or self.shared_model is not self.bare_model:
+            return
+        self.model = self._build_model()
+        self.model.load_state_dict(self.shared_model.state_dict())
+        self.model.train(self.shared_model.training)
+
     @property
     def bare_model(self) -> torch.nn.Module:
         """The model without a DistributedDataParallel wrapper."""

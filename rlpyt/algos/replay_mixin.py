@@ -5,8 +5,12 @@ Box: Algorithm (replay families). ``DQN`` and ``CategoricalDQN`` mix in
 (``make_replay_buffer``), and every ``optimize_agent`` hands it the sampler's ``[T, B]`` batch
 (``append_samples``), marking the padding steps of wait-reset collectors not valid. It also
 puts the replay in snapshots (``snapshot_replay``) and says when learning runs
-(``learning_at``). Subclasses choose the replay class (``replay_buffer_class``) and whether
-time limits are stored (``stores_timeout``); the Q-function policy gradients
+(``learning_at``). For the asynchronous runner, ``async_initialize`` builds the ``Async*`` twin
+of the same replay in shared memory and returns it: the runner's memory copiers then call
+``samples_to_buffer`` and the replay's ``append_samples``, and the optimizer process
+``optim_initialize`` and ``optimize_agent(itr, sampler_itr=...)`` (no samples: nothing appended,
+``updates_per_sync`` updates). Subclasses choose the replay class (``replay_buffer_class``)
+and whether time limits are stored (``stores_timeout``); the Q-function policy gradients
 (``rlpyt.algos.qpg``) reuse the rest.
 
 Attributes the mixin reads from the algorithm: ``replay_size``, ``discount``, ``n_step_return``,
@@ -16,6 +20,7 @@ Attributes the mixin reads from the algorithm: ``replay_size``, ``discount``, ``
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -37,6 +42,12 @@ if TYPE_CHECKING:
 SamplesToBuffer = namedarraytuple("SamplesToBuffer", ["observation", "action", "reward", "done"])
 SamplesToBufferTl = namedarraytuple(
     "SamplesToBufferTl", ["observation", "action", "reward", "done", "timeout"]
+)
+# With wait-reset collectors (mid_batch_reset=False) the record carries the [T, B] flags of the
+# steps that are not padding; the replay's append_samples takes them from the record.
+SamplesToBufferValid = namedarraytuple("SamplesToBufferValid", SamplesToBuffer._fields + ("valid",))
+SamplesToBufferTlValid = namedarraytuple(
+    "SamplesToBufferTlValid", SamplesToBufferTl._fields + ("valid",)
 )
 
 
@@ -61,6 +72,66 @@ class ReplayAlgoMixin:
     # Raised after a resume whose snapshot held no replay (class defaults, set per instance):
     _learn_from_itr = 0
     _refill_replay = False
+    _async_optim = False  # set by async_initialize: the optimizer trains a model of its own
+    agent: Any
+    updates_per_sync: int
+    updates_per_optimize: int
+
+    def async_initialize(
+        self,
+        agent: Any,
+        sampler_n_itr: int,
+        batch_spec: BatchSpec,
+        mid_batch_reset: bool,
+        examples: AttrDict,
+        world_size: int = 1,
+    ) -> Any:
+        """Asynchronous runners, in the master before starting processes: the shared replay.
+
+        Sets the schedules (learning start, epsilon or exploration, beta) in sampler
+        iterations and builds the ``Async*`` twin of the replay :meth:`make_replay_buffer`
+        would build. The optimizer process then calls ``optim_initialize`` (not done here).
+
+        Args:
+            agent: The agent, initialized by the sampler with ``share_memory=True``.
+            sampler_n_itr: Iterations the sampler process will run.
+            batch_spec: The sampler's ``BatchSpec(T, B)``; the replay has B columns.
+            mid_batch_reset: False for wait-reset collectors (padding steps never replayed).
+            examples: The sampler's example step.
+            world_size: Optimizer processes.
+
+        Returns:
+            The replay, in shared memory: pass it to the memory-copier processes.
+        """
+        self.agent = agent
+        self.n_itr = sampler_n_itr
+        self.mid_batch_reset = mid_batch_reset
+        self.world_size = world_size
+        self.rank = 0
+        self._setup_schedules(batch_spec)
+        self.updates_per_optimize = self.updates_per_sync  # per optimize_agent call
+        self.replay_buffer = self.make_replay_buffer(examples, batch_spec, async_=True)
+        self._async_optim = True
+        logger.log(
+            f"{type(self).__name__} (asynchronous): {self.updates_per_sync} updates of "
+            f"{self._batch_size} per optimize_agent call into {type(self.replay_buffer).__name__}."
+        )
+        return self.replay_buffer
+
+    def _setup_schedules(self, batch_spec: BatchSpec) -> None:
+        """Learning start and the other schedules, in iterations of ``batch_spec.size`` steps."""
+        raise NotImplementedError
+
+    def own_optim_model(self) -> None:
+        """Asynchronous runs: make the agent train a model apart from the shared one.
+
+        Each ``optim_initialize`` calls this before building its optimizers. Then
+        ``agent.send_shared_memory()`` copies the trained weights into the shared model under
+        its lock, and the samplers receive them (rlpyt trained the shared model itself on CPU,
+        so the send was skipped and the samplers kept the initial weights).
+        """
+        if self._async_optim:
+            self.agent.separate_optim_model()
 
     def replay_buffer_class(self, examples: AttrDict) -> type:
         """The replay class: ``ReplayBufferCls`` if given, else chosen from the observation.
@@ -88,11 +159,21 @@ class ReplayAlgoMixin:
         """
         return hasattr(examples.env_info, "timeout")
 
-    def make_replay_buffer(self, examples: AttrDict, batch_spec: BatchSpec) -> Any:
-        """Build the replay from the example step (stores ``timeout`` per ``stores_timeout``)."""
+    def make_replay_buffer(
+        self, examples: AttrDict, batch_spec: BatchSpec, async_: bool = False
+    ) -> Any:
+        """Build the replay from the example step (stores ``timeout`` per ``stores_timeout``).
+
+        Args:
+            examples: The sampler's example step.
+            batch_spec: The sampler's ``BatchSpec(T, B)``.
+            async_: Build the shared-memory ``Async*`` twin of the chosen class.
+        """
         self._auto_frames = False
         self._store_timeout = self.stores_timeout(examples)
         ReplayCls = self.replay_buffer_class(examples)  # noqa: N806
+        if async_:
+            ReplayCls = self.async_replay_class(ReplayCls)  # noqa: N806
         fields: dict[str, Any] = dict(
             observation=examples.observation,
             action=examples.action,
@@ -121,8 +202,36 @@ class ReplayAlgoMixin:
         self._last_frames: Any = None
         return ReplayCls(**kwargs)
 
-    def append_samples(self, samples: Samples) -> None:
-        """Put a sampler batch into the replay (wait-reset padding marked not valid)."""
+    def async_replay_class(self, cls: type) -> type:
+        """The shared-memory twin ``Async<Name>`` of a replay class (itself if already async).
+
+        Raises:
+            ValueError: ``ReplayBufferCls`` names a replay with no async twin, or a sync class.
+        """
+        if getattr(cls, "async_", False):
+            return cls
+        twin = getattr(sys.modules[cls.__module__], "Async" + cls.__name__, None)
+        given = self.ReplayBufferCls is not None
+        if given or twin is None:
+            hint = (
+                f"pass ReplayBufferCls={twin.__name__} ({cls.__module__})"
+                if twin
+                else ("pass a replay class with async_ = True (an Async* replay)")
+            )
+            raise ValueError(
+                f"{type(self).__name__}: the asynchronous runner shares the replay between "
+                f"processes, but ReplayBufferCls={cls.__name__} keeps it in one process; "
+                f"{hint}, or leave ReplayBufferCls=None to have it chosen."
+            )
+        return twin
+
+    def samples_to_buffer(self, samples: Samples) -> Any:
+        """The replay's record of a sampler batch: ``[T, B]`` observation, action, ... .
+
+        Asynchronous runners' memory copiers call it and hand the result to the replay's
+        ``append_samples``. With ``mid_batch_reset=False`` the record also carries ``valid``
+        (False on wait-reset padding steps), which the replay takes from it.
+        """
         env = samples.env
         fields = dict(
             observation=env.observation,
@@ -131,15 +240,20 @@ class ReplayAlgoMixin:
             done=env.done,
         )
         if self._store_timeout:
-            to_buffer: Any = SamplesToBufferTl(**fields, timeout=env.env_info.timeout)
-        else:
-            to_buffer = SamplesToBuffer(**fields)
+            fields["timeout"] = env.env_info.timeout
         if self._frame_checks_left:
             self._check_frame_stacking(env.observation, env.done)
-        valid = None
-        if not self.mid_batch_reset:
-            valid = np.asarray(valid_from_done(np.asarray(env.done, dtype=np.float32)) > 0)
-        self.replay_buffer.append_samples(to_buffer, valid=valid)
+            if self._async_optim:  # each copier sees every other batch: check within batches
+                self._last_frames = None
+        if self.mid_batch_reset:
+            return (SamplesToBufferTl if self._store_timeout else SamplesToBuffer)(**fields)
+        valid = np.asarray(valid_from_done(np.asarray(env.done, dtype=np.float32)) > 0)
+        RecordCls = SamplesToBufferTlValid if self._store_timeout else SamplesToBufferValid  # noqa: N806
+        return RecordCls(**fields, valid=valid)
+
+    def append_samples(self, samples: Samples) -> None:
+        """Put a sampler batch into the replay (wait-reset padding marked not valid)."""
+        self.replay_buffer.append_samples(self.samples_to_buffer(samples))
 
     def updates_per_draw(self, remaining: int, until_target_update: bool) -> int:
         """Updates whose minibatches one uniform replay draw can serve (at least 1).

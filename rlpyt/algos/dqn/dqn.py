@@ -243,8 +243,13 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         )
 
     def optim_initialize(self, rank: int = 0) -> None:
-        """Build the optimizer over the online network's parameters."""
+        """Build the optimizer over the online network's parameters.
+
+        Asynchronous runners call it in the optimizer process (after ``async_initialize``);
+        the agent then trains a model of its own (``own_optim_model``).
+        """
         self.rank = rank
+        self.own_optim_model()
         self.optimizer = make_optimizer(
             self.OptimCls, list(self.agent.parameters()), self.learning_rate, self.optim_kwargs
         )

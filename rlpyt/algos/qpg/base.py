@@ -133,20 +133,24 @@ class QpgAlgo(ReplayAlgoMixin, RlAlgorithm):
         self.n_itr = n_itr
         self.mid_batch_reset = mid_batch_reset
         self.world_size = world_size
+        self._setup_schedules(batch_spec)
+        self.replay_buffer = self.make_replay_buffer(examples, batch_spec)
+        self.optim_initialize(rank)
+
+    def _setup_schedules(self, batch_spec: BatchSpec) -> None:
+        """Updates per iteration and learning start; tell the agent when learning starts."""
         self.batch_spec = batch_spec
         self.sampler_bs = sampler_bs = batch_spec.size
         self.updates_per_optimize = max(1, round(self.replay_ratio * sampler_bs / self._batch_size))
         self.min_itr_learn = self.min_steps_learn // sampler_bs
-        if hasattr(agent, "give_min_itr_learn"):  # TD3, SAC: exploration std before learning
-            agent.give_min_itr_learn(self.min_itr_learn)
+        if hasattr(self.agent, "give_min_itr_learn"):  # TD3, SAC: exploration before learning
+            self.agent.give_min_itr_learn(self.min_itr_learn)
         logger.log(
             f"{type(self).__name__}: {self.updates_per_optimize} updates of "
             f"{self._batch_size} per iteration of {sampler_bs} samples (replay ratio "
             f"{self.updates_per_optimize * self._batch_size / sampler_bs:g}), learning from "
             f"iteration {self.min_itr_learn}."
         )
-        self.replay_buffer = self.make_replay_buffer(examples, batch_spec)
-        self.optim_initialize(rank)
 
     def stores_timeout(self, examples: AttrDict) -> bool:
         """Store ``timeout`` (bootstrap through time limits) only with ``bootstrap_timelimit``."""

@@ -131,6 +131,7 @@ class DDPG(QpgAlgo):
     def optim_initialize(self, rank: int = 0) -> None:
         """Build mu's and Q's optimizers; load ``initial_optim_state_dict``."""
         self.rank = rank
+        self.own_optim_model()  # asynchronous runs: a policy apart from the shared one
         self._mu_params = list(self.agent.mu_parameters())  # type: ignore[attr-defined]
         self._q_params = list(self.agent.q_parameters())  # type: ignore[attr-defined]
         self.mu_optimizer = self.make_optimizer(self._mu_params, self.mu_learning_rate_used)

@@ -196,6 +196,7 @@ class SAC(QpgAlgo):
     def optim_initialize(self, rank: int = 0) -> None:
         """Build the pi, Q1, Q2 and log-alpha optimizers; set alpha; load initial state."""
         self.rank = rank
+        self.own_optim_model()  # asynchronous runs: a policy apart from the shared one
         agent: Any = self.agent
         self._pi_params = list(agent.pi_parameters())
         self._q1_params = list(agent.q1_parameters())
