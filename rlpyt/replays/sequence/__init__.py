@@ -1,0 +1,1 @@
+"""Replays of whole sequences with stored recurrent states (R2D1)."""
