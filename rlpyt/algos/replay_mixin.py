@@ -174,6 +174,15 @@ class ReplayAlgoMixin:
         ReplayCls = self.replay_buffer_class(examples)  # noqa: N806
         if async_:
             ReplayCls = self.async_replay_class(ReplayCls)  # noqa: N806
+        self._frame_checks_left = 2 if self._auto_frames else 0
+        self._last_frames: Any = None
+        return ReplayCls(**self.replay_kwargs(examples, batch_spec))
+
+    def replay_kwargs(self, examples: AttrDict, batch_spec: BatchSpec) -> dict[str, Any]:
+        """Keywords of the replay class: the stored example, sizes, discount, priorities.
+
+        Subclasses add their own (R2D1: the recurrent state in the example, sequence sizes).
+        """
         fields: dict[str, Any] = dict(
             observation=examples.observation,
             action=examples.action,
@@ -198,9 +207,7 @@ class ReplayAlgoMixin:
                 beta=self.pri_beta_init,
                 default_priority=self.default_priority,
             )
-        self._frame_checks_left = 2 if self._auto_frames else 0
-        self._last_frames: Any = None
-        return ReplayCls(**kwargs)
+        return kwargs
 
     def async_replay_class(self, cls: type) -> type:
         """The shared-memory twin ``Async<Name>`` of a replay class (itself if already async).
