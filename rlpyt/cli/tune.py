@@ -1,0 +1,467 @@
+"""``rlpyt tune ALGO --env ID --trials N``: hyperparameter search with Optuna, with pruning.
+
+Box: command line (``rlpyt.cli.main`` adds this command to the ``rlpyt`` group). Each trial
+is one ordinary run: Optuna suggests values for the keys of a search space (dotted config keys,
+as ``--set`` takes them), :func:`rlpyt.cli.registry.build_components` composes the run, and the
+runner's ``iter_train()`` yields each logged row; the row's return (``--metric``, by default
+``ReturnAverage``: the trailing training return, or the evaluation return when the run
+evaluates) is reported to the trial at its ``CumSteps``, and a trial the pruner judges
+unpromising stops there. Every trial writes a normal run folder (playable with ``rlpyt play``).
+The best trial's values are printed and saved as a file ``rlpyt train --config-file`` reads
+(JSON or YAML of dotted keys).
+
+Search spaces: :data:`SEARCH_SPACES` holds one per algorithm; ``--search-space FILE`` (JSON or
+YAML) replaces it. Each entry maps a dotted key to one of
+
+- ``{"low": a, "high": b}`` (optional ``"log": true``, ``"step": s``): a float range, or an
+  integer range when ``low`` and ``high`` are both integers;
+- ``{"choices": [...]}``: one of the listed values (lists such as ``[64, 64]`` allowed);
+- any other value: fixed for every trial.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from typing import Any
+
+import click
+
+from rlpyt.cli.overrides import parse_assignments
+from rlpyt.cli.registry import ALGORITHMS, SAMPLERS, RunSpec, build_components, get_algorithm
+from rlpyt.utils.logging.context import logger_context
+
+DISCOUNTS = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999]
+
+_PG_COMMON: dict[str, Any] = {
+    "algo.learning_rate": {"low": 1e-5, "high": 1e-2, "log": True},
+    "algo.discount": {"choices": DISCOUNTS},
+    "algo.entropy_loss_coeff": {"low": 1e-8, "high": 0.1, "log": True},
+    "algo.gae_lambda": {"choices": [0.8, 0.9, 0.92, 0.95, 0.98, 0.99, 1.0]},
+    "algo.clip_grad_norm": {"choices": [0.3, 0.5, 1.0, 2.0, 5.0]},
+}
+_DQN_COMMON: dict[str, Any] = {
+    "algo.learning_rate": {"low": 1e-5, "high": 1e-2, "log": True},
+    "algo.discount": {"choices": DISCOUNTS},
+    "algo.batch_size": {"choices": [32, 64, 128, 256]},
+    "algo.target_update_interval": {"choices": [64, 128, 256, 512, 1000]},
+    "algo.n_step_return": {"choices": [1, 3, 5]},
+    "agent.eps_final": {"choices": [0.0, 0.01, 0.04, 0.1]},
+}
+_QPG_COMMON: dict[str, Any] = {
+    "algo.discount": {"choices": DISCOUNTS},
+    "algo.batch_size": {"choices": [64, 128, 256, 512]},
+    "algo.target_update_tau": {"choices": [0.001, 0.005, 0.01, 0.02]},
+}
+_LR = {"low": 1e-5, "high": 3e-3, "log": True}
+
+SEARCH_SPACES: dict[str, dict[str, Any]] = {
+    "ppo": {
+        **_PG_COMMON,
+        "algo.ratio_clip": {"choices": [0.1, 0.2, 0.3, 0.4]},
+        "algo.epochs": {"low": 1, "high": 20},
+        "algo.minibatches": {"choices": [1, 2, 4, 8]},
+        "sampler.batch_T": {"choices": [16, 32, 64, 128, 256]},
+    },
+    "a2c": {
+        **_PG_COMMON,
+        "algo.value_loss_coeff": {"choices": [0.25, 0.5, 1.0]},
+        "sampler.batch_T": {"choices": [5, 8, 16, 32]},
+    },
+    "dqn": dict(_DQN_COMMON),
+    "catdqn": dict(_DQN_COMMON),
+    "r2d1": {
+        "algo.learning_rate": {"low": 1e-5, "high": 1e-3, "log": True},
+        "algo.discount": {"choices": [0.99, 0.995, 0.997, 0.999]},
+    },
+    "ddpg": {
+        **_QPG_COMMON,
+        "algo.learning_rate": _LR,
+        "algo.q_learning_rate": _LR,
+        "agent.action_std": {"choices": [0.05, 0.1, 0.2, 0.3]},
+    },
+    "td3": {
+        **_QPG_COMMON,
+        "algo.mu_learning_rate": _LR,
+        "algo.q_learning_rate": _LR,
+        "agent.action_std": {"choices": [0.05, 0.1, 0.2, 0.3]},
+    },
+    "sac": {**_QPG_COMMON, "algo.learning_rate": _LR},
+    "sac_v": {**_QPG_COMMON, "algo.learning_rate": _LR},
+}
+"""Algorithm name -> default search space (dotted key -> range, choices or fixed value)."""
+
+
+def _optuna() -> Any:
+    """The optuna module (an extra), with a clear error when it is missing."""
+    try:
+        import optuna  # noqa: PLC0415 (an extra: imported only when tuning)
+    except ImportError:
+        raise click.ClickException(
+            'rlpyt tune needs Optuna, which is not installed: pip install "rlpyt[tune]"'
+        ) from None
+    return optuna
+
+
+# -- search spaces ----------------------------------------------------------------------------
+
+
+def load_search_space(path: str) -> dict[str, Any]:
+    """Read a search space from a JSON or YAML file (see the module docstring).
+
+    Raises:
+        click.BadParameter: the file is missing, unreadable, or not a mapping of dotted keys.
+    """
+    if not os.path.isfile(path):
+        raise click.BadParameter(f"{path!r} does not exist.", param_hint="--search-space")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        if path.endswith((".yaml", ".yml")):
+            import yaml  # noqa: PLC0415
+
+            space = yaml.safe_load(text)
+        else:
+            space = json.loads(text)
+    except Exception as error:  # noqa: BLE001 (json and yaml raise different types)
+        raise click.BadParameter(f"{path!r}: {error}", param_hint="--search-space") from None
+    if not isinstance(space, dict) or not space:
+        raise click.BadParameter(
+            f"{path!r} must hold a mapping of dotted keys (e.g. algo.learning_rate) to ranges "
+            '({"low": 1e-5, "high": 1e-2, "log": true}), choices ({"choices": [...]}) or fixed '
+            "values.",
+            param_hint="--search-space",
+        )
+    check_search_space(space)
+    return space
+
+
+def check_search_space(space: dict[str, Any]) -> None:
+    """Raise ``click.BadParameter`` for keys without a section or malformed ranges."""
+    for key, entry in space.items():
+        if "." not in key:
+            raise click.BadParameter(
+                f"key {key!r} has no section: write it as --set does, e.g. algo.{key}.",
+                param_hint="--search-space",
+            )
+        if not isinstance(entry, dict):
+            continue
+        if "choices" in entry:
+            if not isinstance(entry["choices"], list) or not entry["choices"]:
+                raise click.BadParameter(
+                    f"{key}: 'choices' must be a non-empty list.", param_hint="--search-space"
+                )
+        elif {"low", "high"} <= set(entry):
+            if not entry["low"] <= entry["high"]:
+                raise click.BadParameter(
+                    f"{key}: low {entry['low']} is above high {entry['high']}.",
+                    param_hint="--search-space",
+                )
+        else:
+            raise click.BadParameter(
+                f"{key}: a dict entry needs 'choices', or 'low' and 'high' (got {sorted(entry)}).",
+                param_hint="--search-space",
+            )
+
+
+def suggest(trial: Any, space: dict[str, Any]) -> dict[str, Any]:
+    """Draw one value per search-space key from an Optuna trial.
+
+    Args:
+        trial: An ``optuna.Trial``.
+        space: The search space (see the module docstring).
+
+    Returns:
+        Dotted key -> value, fixed entries included.
+    """
+    values: dict[str, Any] = {}
+    for key, entry in space.items():
+        if not isinstance(entry, dict):
+            values[key] = entry
+        elif "choices" in entry:
+            values[key] = _suggest_choice(trial, key, entry["choices"])
+        elif isinstance(entry["low"], int) and isinstance(entry["high"], int):
+            step = int(entry.get("step", 1))
+            log = bool(entry.get("log", False))
+            values[key] = trial.suggest_int(key, entry["low"], entry["high"], step=step, log=log)
+        else:
+            values[key] = trial.suggest_float(
+                key,
+                float(entry["low"]),
+                float(entry["high"]),
+                step=entry.get("step"),
+                log=bool(entry.get("log", False)),
+            )
+    return values
+
+
+def _suggest_choice(trial: Any, key: str, choices: list[Any]) -> Any:
+    """Optuna takes only scalar choices: others (``[64, 64]``) go through their JSON text."""
+    if all(c is None or isinstance(c, bool | int | float | str) for c in choices):
+        return trial.suggest_categorical(key, choices)
+    return json.loads(trial.suggest_categorical(key, [json.dumps(c) for c in choices]))
+
+
+# -- trials -----------------------------------------------------------------------------------
+
+
+class TrialRunner:
+    """The objective of the study: one run per trial, reporting each logged row.
+
+    Args:
+        base: The run every trial starts from (algo, env, sampler, steps, fixed ``--set``).
+        space: The search space.
+        metric: Progress column reported and maximized (e.g. ``ReturnAverage``).
+        study_dir: Folder of the trials' run folders (``run_<trial number>``).
+    """
+
+    def __init__(self, base: RunSpec, space: dict[str, Any], metric: str, study_dir: str):
+        self.base = base
+        self.space = space
+        self.metric = metric
+        self.study_dir = study_dir
+
+    def spec(self, values: dict[str, Any], number: int) -> RunSpec:
+        """The RunSpec of trial ``number``: the base run with the trial's values set."""
+        spec = RunSpec.from_dict(self.base.to_dict())
+        spec.overrides = {**values, **self.base.overrides}  # --set wins over the space
+        spec.log_dir = self.study_dir
+        spec.run_ID = number
+        return spec
+
+    def __call__(self, trial: Any) -> float:
+        """Run trial ``trial``; returns the metric's last value (raises ``TrialPruned``)."""
+        optuna = _optuna()
+        values = suggest(trial, self.space)
+        trial.set_user_attr("values", values)  # fixed entries too: the saved config has them
+        spec = self.spec(values, trial.number)
+        try:
+            components = build_components(spec)
+        except ValueError as error:  # an unknown key: the same for every trial, so stop
+            raise click.UsageError(f"Trial {trial.number}: {error}") from None
+        runner = components.make_runner()
+        last = math.nan
+        params = {**components.config, "cli": spec.to_dict()}
+        name = spec.name or f"tune_{spec.algo}"
+        with logger_context(
+            self.study_dir, trial.number, name, params, snapshot_mode="last", override_prefix=True
+        ):
+            rows = runner.iter_train()
+            try:
+                for row in rows:
+                    value, step = row.get(self.metric), row.get("Diagnostics/CumSteps")
+                    if value is None or not math.isfinite(value) or step is None:
+                        continue  # no completed trajectory yet: nothing to report
+                    last = float(value)
+                    trial.report(last, int(step))
+                    if trial.should_prune():
+                        raise optuna.TrialPruned(f"{self.metric} {last:g} at step {int(step)}")
+            finally:
+                rows.close()  # stops the runner's loop and shuts its sampler down
+        return last
+
+
+def make_pruner(name: str, startup_trials: int, warmup_steps: int) -> Any:
+    """``MedianPruner(startup_trials, warmup_steps)`` for "median", ``NopPruner`` for "none"."""
+    optuna = _optuna()
+    if name == "none":
+        return optuna.pruners.NopPruner()
+    return optuna.pruners.MedianPruner(n_startup_trials=startup_trials, n_warmup_steps=warmup_steps)
+
+
+def best_config(study: Any) -> dict[str, Any]:
+    """The best trial's values as dotted keys (the search space's keys, fixed ones included)."""
+    return dict(study.best_trial.user_attrs["values"])
+
+
+def save_config(values: dict[str, Any], path: str) -> None:
+    """Write ``values`` (dotted keys) as JSON, or YAML for a ``.yaml``/``.yml`` path."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        if path.endswith((".yaml", ".yml")):
+            import yaml  # noqa: PLC0415
+
+            yaml.safe_dump(values, f, sort_keys=True)
+        else:
+            json.dump(values, f, indent=2, sort_keys=True)
+            f.write("\n")
+
+
+def _trial_line(study: Any, trial: Any) -> None:
+    """Optuna callback: one line per finished trial."""
+    state = trial.state.name.lower()
+    value = "" if trial.value is None else f" {trial.value:g}"
+    steps = max(trial.intermediate_values, default=None)
+    at = "" if steps is None else f" (last report at step {steps})"
+    click.echo(f"Trial {trial.number} {state}{value}{at}: {trial.params}")
+
+
+def _study_dir(log_dir: str, algo: str, env: str | None) -> str:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    env_name = (env or "default").replace("/", "_")
+    return os.path.join(log_dir, f"{algo}-{env_name}-{stamp}")
+
+
+def _space_for(algo: str, path: str | None) -> dict[str, Any]:
+    if path is not None:
+        return load_search_space(path)
+    if algo not in SEARCH_SPACES:
+        raise click.UsageError(
+            f"No default search space for {algo}: give one with --search-space FILE."
+        )
+    return SEARCH_SPACES[algo]
+
+
+@click.command()
+@click.argument("algo", type=click.Choice(list(ALGORITHMS), case_sensitive=False))
+@click.option("--env", default=None, help="Gymnasium env id or Atari game (default: the config's).")
+@click.option(
+    "--trials", default=20, show_default=True, type=click.IntRange(min=1), help="Trials to run."
+)
+@click.option(
+    "--steps",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Env steps per trial (default: config's).",
+)
+@click.option("--sampler", default="serial", show_default=True, type=click.Choice(list(SAMPLERS)))
+@click.option(
+    "--n-workers", default=None, type=click.IntRange(min=1), help="Parallel sampler workers."
+)
+@click.option(
+    "--search-space",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="JSON/YAML file replacing the algorithm's default search space.",
+)
+@click.option(
+    "--pruner",
+    type=click.Choice(["median", "none"]),
+    default="median",
+    show_default=True,
+    help="median: stop a trial below the median of earlier trials at the same step.",
+)
+@click.option(
+    "--startup-trials",
+    default=5,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Trials that run to the end before the median pruner prunes.",
+)
+@click.option(
+    "--warmup-steps",
+    default=0,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Env steps of each trial before the pruner judges it.",
+)
+@click.option(
+    "--metric", default="ReturnAverage", show_default=True, help="Progress column to maximize."
+)
+@click.option(
+    "--set", "assignments", multiple=True, metavar="KEY=VALUE", help="Fixed override (repeatable)."
+)
+@click.option(
+    "--log-interval-steps",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Env steps between reports.",
+)
+@click.option(
+    "--eval-episodes",
+    default=None,
+    type=click.IntRange(min=0),
+    help="Evaluation episodes per log row.",
+)
+@click.option(
+    "--seed",
+    default=0,
+    show_default=True,
+    type=int,
+    help="Seed of every trial's run and of the sampler of values.",
+)
+@click.option(
+    "--log-dir", default="runs/tune", show_default=True, help="Folder for the study's run folders."
+)
+@click.option(
+    "--out",
+    default="best.json",
+    show_default=True,
+    type=click.Path(dir_okay=False),
+    help="Best values, for rlpyt train --config-file (.json, .yaml).",
+)
+def tune(
+    algo: str,
+    env: str | None,
+    trials: int,
+    steps: int | None,
+    sampler: str,
+    n_workers: int | None,
+    search_space: str | None,
+    pruner: str,
+    startup_trials: int,
+    warmup_steps: int,
+    metric: str,
+    assignments: tuple[str, ...],
+    log_interval_steps: int | None,
+    eval_episodes: int | None,
+    seed: int,
+    log_dir: str,
+    out: str,
+) -> None:
+    """Search ALGO's hyperparameters on an env with Optuna, pruning unpromising trials.
+
+    Each trial is one run (a run folder under --log-dir); the best values are printed and
+    saved to --out, ready for `rlpyt train ALGO --env ID --config-file best.json`.
+    """
+    optuna = _optuna()
+    algo = get_algorithm(algo).name
+    space = _space_for(algo, search_space)
+    try:
+        fixed = parse_assignments(assignments)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--set") from None
+    base = RunSpec(
+        algo=algo,
+        env=env,
+        sampler=sampler,
+        n_workers=n_workers,
+        steps=steps,
+        seed=seed,
+        overrides=fixed,
+        eval_episodes=eval_episodes,
+        log_interval_steps=log_interval_steps,
+    )
+    study_dir = _study_dir(log_dir, algo, env)
+    objective = TrialRunner(base, space, metric, study_dir)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(
+        direction="maximize",
+        sampler=optuna.samplers.TPESampler(seed=seed),
+        pruner=make_pruner(pruner, startup_trials, warmup_steps),
+    )
+    click.echo(f"Tuning {algo} over {sorted(space)}; runs in {study_dir}.")
+    study.optimize(objective, n_trials=trials, callbacks=[_trial_line])
+    _report(study, out)
+
+
+def _report(study: Any, out: str) -> None:
+    optuna = _optuna()
+    states = [t.state for t in study.trials]
+    pruned = states.count(optuna.trial.TrialState.PRUNED)
+    complete = states.count(optuna.trial.TrialState.COMPLETE)
+    click.echo(f"{len(states)} trials: {complete} complete, {pruned} pruned.")
+    if not any(t.state == optuna.trial.TrialState.COMPLETE for t in study.trials):
+        raise click.ClickException(
+            "No trial completed with a finite value (none logged a completed episode, or all "
+            "were pruned): give each trial more --steps, or fewer --startup-trials."
+        )
+    values = best_config(study)
+    save_config(values, out)
+    click.echo(f"Best trial {study.best_trial.number}: {study.best_value:g}")
+    for key, value in sorted(values.items()):
+        click.echo(f"  {key} = {value!r}")
+    click.echo(f"Saved to {out}: rlpyt train ... --config-file {out}")
