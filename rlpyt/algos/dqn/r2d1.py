@@ -1,0 +1,550 @@
+"""R2D1: recurrent deep Q-learning from replayed sequences (rlpyt's reproduction of R2D2).
+
+Box: Algorithm (deep Q family). The runner calls ``initialize`` once, after the sampler built
+the agent (an ``R2d1Agent``-like agent: ``agent(..., init_rnn_state) -> (q, rnn_state)``); it
+builds a sequence replay (``rlpyt.replays.sequence``) storing the sampler's steps and, every
+``store_rnn_state_interval`` steps, the recurrent state the agent had there
+(``agent_info.prev_rnn_state``). Every iteration ``optimize_agent`` appends the batch (with
+input priorities) and from ``min_itr_learn`` on takes ``updates_per_optimize`` gradient steps,
+each on ``batch_B`` sequences of ``warmup_T + batch_T`` steps (plus the n-step tail).
+
+One update (:meth:`R2D1.loss`), for each replayed sequence:
+
+1. Warm-up: from the stored state of the start row, the online and the target networks run
+   over the first ``warmup_T`` steps without gradients; a sequence with a ``done`` anywhere in
+   the warm-up (its training steps belong to a later episode) gets zero states instead.
+2. The online network runs from its warmed-up state over the ``batch_T`` training steps and
+   the n-step tail (the tail only for double DQN's argmax), the target network from its own
+   state over the same steps.
+3. Target of training step j: ``y_j = h(return_j + (1 - done_n_j) * target_discount_j *
+   h^-1(Q'(s_b, argmax_a Q(s_b, a))))``, ``s_b`` the bootstrap step ``bootstrap_t_j`` the
+   replay gives (j + n, or earlier where a time limit cut the window), ``h`` the invertible
+   value rescaling ``h(x) = sign(x)(sqrt(|x| + 1) - 1) + eps x`` (max of Q' without double).
+4. Loss: squared error (Huber with ``delta_clip``) over the training steps up to and including
+   each sequence's first ``done``, weighted by the importance weights, averaged over those
+   steps. Sequence priority: ``eta * max_j |delta_j| + (1 - eta) * mean_j |delta_j|``.
+
+Input priorities: :meth:`R2D1.samples_to_buffer` computes, from the Q values the sampler
+recorded (``agent_info.q``), n-step TD errors with value rescaling for the steps of the batch
+whose n-step window lies inside it, and gives one priority per stored-state row of the chunk
+(see :meth:`R2D1.compute_input_priorities`).
+
+Kapturowski et al., 2019, "Recurrent Experience Replay in Distributed Reinforcement Learning"
+(R2D2); Pohlen et al., 2018, "Observe and Look Further" (value rescaling).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections import namedtuple
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+
+from rlpyt.algos.dqn.dqn import DQN, TD_ERROR_STRIDE
+from rlpyt.algos.replay_mixin import (
+    SamplesToBuffer,
+    SamplesToBufferTl,
+    SamplesToBufferTlValid,
+    SamplesToBufferValid,
+    is_frame_stack,
+)
+from rlpyt.algos.utils import discount_return_n_step, valid_from_done
+from rlpyt.replays.non_sequence.prioritized import SamplesToBufferPri
+from rlpyt.replays.sequence.frame import (
+    PrioritizedSequenceReplayFrameBuffer,
+    UniformSequenceReplayFrameBuffer,
+)
+from rlpyt.replays.sequence.prioritized import PrioritizedSequenceReplayBuffer
+from rlpyt.replays.sequence.uniform import UniformSequenceReplayBuffer
+from rlpyt.utils.checks import check_number
+from rlpyt.utils.collections import namedarraytuple
+from rlpyt.utils.tensor import select_at_indexes, valid_mean
+
+if TYPE_CHECKING:
+    from rlpyt.samplers.collections import BatchSpec, Samples
+    from rlpyt.utils.collections import AttrDict
+
+OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "tdAbsErr", "priority"])
+
+# The replay's records with the agent's recorded state (every row; the replay keeps every
+# store_rnn_state_interval-th): the mixin's records plus ``prev_rnn_state``.
+SamplesToBufferRnn = namedarraytuple(
+    "SamplesToBufferRnn", SamplesToBuffer._fields + ("prev_rnn_state",)
+)
+SamplesToBufferTlRnn = namedarraytuple(
+    "SamplesToBufferTlRnn", SamplesToBufferTl._fields + ("prev_rnn_state",)
+)
+SamplesToBufferValidRnn = namedarraytuple(
+    "SamplesToBufferValidRnn", SamplesToBufferValid._fields + ("prev_rnn_state",)
+)
+SamplesToBufferTlValidRnn = namedarraytuple(
+    "SamplesToBufferTlValidRnn", SamplesToBufferTlValid._fields + ("prev_rnn_state",)
+)
+RNN_RECORDS = {
+    SamplesToBuffer: SamplesToBufferRnn,
+    SamplesToBufferTl: SamplesToBufferTlRnn,
+    SamplesToBufferValid: SamplesToBufferValidRnn,
+    SamplesToBufferTlValid: SamplesToBufferTlValidRnn,
+}
+
+
+def value_rescale(x: torch.Tensor, eps: float) -> torch.Tensor:
+    """``h(x) = sign(x) * (sqrt(|x| + 1) - 1) + eps * x`` (Pohlen et al., 2018)."""
+    return torch.sign(x) * (torch.sqrt(torch.abs(x) + 1) - 1) + eps * x
+
+
+def inverse_value_rescale(x: torch.Tensor, eps: float) -> torch.Tensor:
+    """The exact inverse of :func:`value_rescale` (``eps = 0`` included)."""
+    if eps == 0:
+        return torch.sign(x) * ((torch.abs(x) + 1) ** 2 - 1)
+    root = (torch.sqrt(1 + 4 * eps * (torch.abs(x) + 1 + eps)) - 1) / (2 * eps)
+    return torch.sign(x) * (root**2 - 1)
+
+
+def sequence_priorities(
+    abs_delta: torch.Tensor, valid: torch.Tensor, eta: float, dim: int = 0
+) -> torch.Tensor:
+    """``eta * max + (1 - eta) * mean`` of ``|delta|`` over the valid entries along ``dim``.
+
+    Args:
+        abs_delta: ``[T, B]`` absolute TD errors.
+        valid: ``[T, B]`` 0/1 mask (at least one valid entry per column).
+        eta: Weight of the max.
+        dim: The time dim.
+
+    Returns:
+        ``[B]`` priorities.
+    """
+    max_d = (abs_delta * valid).max(dim=dim).values
+    return eta * max_d + (1 - eta) * valid_mean(abs_delta, valid, dim=dim)
+
+
+class R2D1(DQN):
+    """R2D1 with rlpyt's keywords and defaults.
+
+    Args:
+        discount: Discount gamma.
+        batch_T: Training steps per replayed sequence.
+        batch_B: Sequences per gradient step.
+        warmup_T: Steps before the training steps that only warm up the recurrent states.
+        store_rnn_state_interval: The replay keeps the recurrent state every this many steps,
+            and sequences start only there (0: no states stored, sequences start from zeros
+            anywhere).
+        min_steps_learn: Env steps (over all envs) before the first gradient step.
+        delta_clip: Huber threshold on the TD error; None: squared error (R2D2's).
+        replay_size: Replay capacity in steps.
+        replay_ratio: Replayed steps (warm-up included) per sampled step.
+        target_update_interval: Gradient steps between copies into the target network.
+        n_step_return: Rewards summed before bootstrapping.
+        learning_rate: Optimizer learning rate.
+        OptimCls: Torch optimizer class.
+        optim_kwargs: Extra optimizer keywords; None: ``{"eps": 1e-3}``. An optimizer that
+            takes ``eps`` gets 1e-3 unless these set it (also when they are ``{}``).
+        initial_optim_state_dict: Optimizer state to start from.
+        clip_grad_norm: Max global gradient norm.
+        eps_steps: Env steps at which epsilon reaches its final value.
+        double_dqn: Bootstrap on the target network's value at the online argmax.
+        prioritized_replay: Prioritized sequence replay.
+        pri_alpha: Priority exponent.
+        pri_beta_init: Importance-weight exponent when learning starts.
+        pri_beta_final: ... after ``pri_beta_steps`` env steps.
+        pri_beta_steps: Env steps of the beta schedule.
+        pri_eta: Weight of the max in sequence priorities.
+        default_priority: Priority of new sequences without input priorities; None:
+            ``delta_clip`` (or 1 without it).
+        input_priorities: Compute priorities of new sequences from the sampler's recorded Q
+            values (:meth:`compute_input_priorities`).
+        input_priority_shift: Stored-state rows between the rows whose TD errors a priority
+            comes from and the sequence start that gets it; None: ``warmup_T //
+            store_rnn_state_interval`` (the sequence whose training steps begin there).
+        value_scale_eps: ``eps`` of the value rescaling.
+        ReplayBufferCls: Replay class to use instead of the chosen sequence replay.
+        updates_per_sync: Gradient steps between parameter publications (asynchronous runners).
+        snapshot_replay: Put the replay in every snapshot (exact resume).
+
+    Raises:
+        ValueError, TypeError: a number out of range (the message names keyword and range).
+    """
+
+    opt_info_fields = tuple(OptInfo._fields)
+
+    def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
+        self,
+        discount: float = 0.997,
+        batch_T: int = 80,  # noqa: N803
+        batch_B: int = 64,  # noqa: N803
+        warmup_T: int = 40,  # noqa: N803
+        store_rnn_state_interval: int = 40,
+        min_steps_learn: int = int(1e5),
+        delta_clip: float | None = None,
+        replay_size: int = int(1e6),
+        replay_ratio: float = 1,
+        target_update_interval: int = 2500,
+        n_step_return: int = 5,
+        learning_rate: float = 1e-4,
+        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
+        optim_kwargs: dict[str, Any] | None = None,
+        initial_optim_state_dict: dict[str, Any] | None = None,
+        clip_grad_norm: float = 80.0,
+        eps_steps: int = int(1e6),
+        double_dqn: bool = True,
+        prioritized_replay: bool = True,
+        pri_alpha: float = 0.6,
+        pri_beta_init: float = 0.9,
+        pri_beta_final: float = 0.9,
+        pri_beta_steps: int = int(50e6),
+        pri_eta: float = 0.9,
+        default_priority: float | None = None,
+        input_priorities: bool = True,
+        input_priority_shift: int | None = None,
+        value_scale_eps: float = 1e-3,
+        ReplayBufferCls: type | None = None,  # noqa: N803
+        updates_per_sync: int = 1,
+        snapshot_replay: bool = False,
+    ):
+        owner = type(self).__name__
+        self.batch_T = check_number(owner, "batch_T", batch_T, low=1, integer=True)
+        self.batch_B = check_number(owner, "batch_B", batch_B, low=1, integer=True)
+        self.warmup_T = check_number(owner, "warmup_T", warmup_T, low=0, integer=True)
+        self.store_rnn_state_interval = check_number(
+            owner, "store_rnn_state_interval", store_rnn_state_interval, low=0, integer=True
+        )
+        optim_kwargs = dict({} if optim_kwargs is None else optim_kwargs)
+        if "eps" not in optim_kwargs and "eps" in inspect.signature(OptimCls).parameters:
+            optim_kwargs["eps"] = 1e-3
+        super().__init__(
+            discount=discount,
+            batch_size=(self.batch_T + self.warmup_T) * self.batch_B,
+            min_steps_learn=min_steps_learn,
+            delta_clip=delta_clip,
+            replay_size=replay_size,
+            replay_ratio=replay_ratio,
+            target_update_interval=target_update_interval,
+            n_step_return=n_step_return,
+            learning_rate=learning_rate,
+            OptimCls=OptimCls,
+            optim_kwargs=optim_kwargs,
+            initial_optim_state_dict=initial_optim_state_dict,
+            clip_grad_norm=clip_grad_norm,
+            eps_steps=eps_steps,
+            double_dqn=double_dqn,
+            prioritized_replay=prioritized_replay,
+            pri_alpha=pri_alpha,
+            pri_beta_init=pri_beta_init,
+            pri_beta_final=pri_beta_final,
+            pri_beta_steps=pri_beta_steps,
+            default_priority=default_priority,
+            ReplayBufferCls=ReplayBufferCls,
+            updates_per_sync=updates_per_sync,
+            snapshot_replay=snapshot_replay,
+        )
+        self.pri_eta = check_number(owner, "pri_eta", pri_eta, low=0, high=1)
+        self.input_priorities = bool(input_priorities) and self.prioritized_replay
+        if input_priority_shift is None:
+            interval = max(1, self.store_rnn_state_interval)
+            input_priority_shift = self.warmup_T // interval
+        self.input_priority_shift = check_number(
+            owner, "input_priority_shift", input_priority_shift, low=0, integer=True
+        )
+        self.value_scale_eps = check_number(owner, "value_scale_eps", value_scale_eps, low=0)
+
+    # ---- value rescaling (rlpyt's method names) ----------------------------------------------
+
+    def value_scale(self, x: torch.Tensor) -> torch.Tensor:
+        """:func:`value_rescale` with ``value_scale_eps``."""
+        return value_rescale(x, self.value_scale_eps)
+
+    def inv_value_scale(self, z: torch.Tensor) -> torch.Tensor:
+        """:func:`inverse_value_rescale` with ``value_scale_eps``."""
+        return inverse_value_rescale(z, self.value_scale_eps)
+
+    # ---- replay -----------------------------------------------------------------------------
+
+    def replay_buffer_class(self, examples: AttrDict) -> type:
+        """``ReplayBufferCls`` if given, else the sequence replay for the observation.
+
+        ``(Prioritized|Uniform)SequenceReplayFrameBuffer`` for uint8 ``[C, H, W]`` frame
+        stacks (each frame stored once), ``(Prioritized|Uniform)SequenceReplayBuffer`` else.
+        """
+        if self.ReplayBufferCls is not None:
+            return super().replay_buffer_class(examples)
+        self._auto_frames = is_frame_stack(examples.observation)
+        if self._auto_frames:
+            if self.prioritized_replay:
+                return PrioritizedSequenceReplayFrameBuffer
+            return UniformSequenceReplayFrameBuffer
+        if self.prioritized_replay:
+            return PrioritizedSequenceReplayBuffer
+        return UniformSequenceReplayBuffer
+
+    def replay_kwargs(self, examples: AttrDict, batch_spec: BatchSpec) -> dict[str, Any]:
+        """The mixin's keywords plus the recurrent state, sequence sizes, input priorities.
+
+        Raises:
+            ValueError: states are to be stored but the agent records none (not recurrent).
+        """
+        kwargs = super().replay_kwargs(examples, batch_spec)
+        if self.store_rnn_state_interval > 0:
+            prev_rnn_state = getattr(examples.agent_info, "prev_rnn_state", None)
+            if prev_rnn_state is None:
+                raise ValueError(
+                    f"{type(self).__name__}: store_rnn_state_interval="
+                    f"{self.store_rnn_state_interval} stores the agent's recurrent state, but "
+                    "its agent_info has no prev_rnn_state; use a recurrent agent (R2d1Agent, "
+                    "AtariR2d1Agent, ClassicR2d1Agent) or store_rnn_state_interval=0."
+                )
+            example = kwargs["example"]
+            kwargs["example"] = RNN_RECORDS[type(example)](*example, prev_rnn_state=prev_rnn_state)
+        kwargs.update(
+            rnn_state_interval=self.store_rnn_state_interval,
+            batch_T=self.warmup_T + self.batch_T,
+        )
+        if self.prioritized_replay:
+            kwargs.update(
+                input_priorities=self.input_priorities,
+                input_priority_shift=self.input_priority_shift,
+            )
+        return kwargs
+
+    def samples_to_buffer(self, samples: Samples) -> Any:
+        """The replay's record of a sampler batch: the mixin's, with the recorded states.
+
+        With input priorities the record is ``SamplesToBufferPri(samples=record,
+        priorities=[R, B])``, one priority per stored-state row the batch will fill
+        (:meth:`compute_input_priorities`, for the replay's cursor now).
+        """
+        record = super().samples_to_buffer(samples)
+        if self.store_rnn_state_interval > 0:
+            prev_rnn_state = samples.agent.agent_info.prev_rnn_state
+            record = RNN_RECORDS[type(record)](*record, prev_rnn_state=prev_rnn_state)
+        if not self.input_priorities:
+            return record
+        priorities = self.compute_input_priorities(samples, t_start=int(self.replay_buffer.t))
+        return SamplesToBufferPri(samples=record, priorities=priorities)
+
+    # ---- training -------------------------------------------------------------------------
+
+    def optimize_agent(  # type: ignore[override]  # (its own OptInfo, with priority)
+        self, itr: int, samples: Samples | None = None, sampler_itr: int | None = None
+    ) -> OptInfo:
+        """Append the batch; from ``min_itr_learn`` on, ``updates_per_optimize`` updates.
+
+        Args:
+            itr: The runner's iteration.
+            samples: The sampler's ``[T, B]`` batch (None: asynchronous runners, whose
+                memory copiers append).
+            sampler_itr: The sampler's iteration (asynchronous runners; schedules follow it).
+
+        Returns:
+            ``OptInfo(loss, gradNorm, tdAbsErr, priority)`` lists; empty before learning.
+        """
+        itr = itr if sampler_itr is None else sampler_itr
+        if samples is not None:
+            self.append_samples(samples)
+        opt_info = OptInfo([], [], [], [])
+        if not self.learning_at(itr):
+            return opt_info
+        if self.prioritized_replay:
+            self.replay_buffer.set_beta(self.beta_at(itr))
+        for _ in range(self.updates_per_optimize):
+            loss, grad_norm, td_abs_errors, priorities = self.update(
+                self.replay_buffer.sample_batch(self.batch_B)
+            )
+            opt_info.loss.append(loss)
+            opt_info.gradNorm.append(grad_norm)
+            opt_info.tdAbsErr.extend(td_abs_errors)
+            opt_info.priority.extend(priorities)
+        return opt_info
+
+    def update(self, samples: Any, target: torch.Tensor | None = None) -> Any:
+        """One gradient step on ``batch_B`` replayed sequences (and the target update if due).
+
+        Returns:
+            ``(loss, grad_norm, every 8th valid |TD| error, sequence priorities)`` as Python
+            floats and lists.
+        """
+        loss, td_abs_errors, valid, priorities = self.loss(samples)
+        for param in self._params:
+            param.grad = None
+        loss.backward()
+        grad_norm = torch.nn.utils.clip_grad_norm_(self._params, self.clip_grad_norm)
+        self.optimizer.step()
+        if self.prioritized_replay:
+            self.replay_buffer.update_batch_priorities(priorities.numpy())
+        self.update_counter += 1
+        if self.update_counter % self.target_update_interval == 0:
+            self.agent.update_target()  # type: ignore[attr-defined]
+        errors = td_abs_errors[valid > 0][::TD_ERROR_STRIDE]
+        return loss.item(), float(grad_norm), errors.tolist(), priorities.tolist()
+
+    def loss(self, samples: Any, target: torch.Tensor | None = None) -> Any:  # type: ignore[override]
+        """Loss of replayed sequences (see the module docstring for the steps).
+
+        Args:
+            samples: The replay's sequence batch: ``all_observation [T + n, B, ...]``,
+                ``all_action``, ``all_reward [T + n + 1, B]`` (row 0: the step before the
+                start), ``return_``, ``done``, ``done_n``, ``target_discount``, ``bootstrap_t
+                [T, B]``, ``init_rnn_state`` (``[N, B, H]`` fields or None), ``is_weights
+                [B]`` when prioritized; ``T = warmup_T + batch_T``.
+            target: Unused (a sequence's targets need its own warm-up).
+
+        Returns:
+            ``(loss, td_abs_errors [batch_T, B], valid [batch_T, B], priorities [B])``, all
+            but the loss detached on the CPU; ``td_abs_errors`` clipped at ``delta_clip``.
+        """
+        q, y, valid = self.q_and_targets(samples)
+        delta = y - q
+        abs_delta = delta.abs()
+        losses = 0.5 * delta * delta
+        if self.delta_clip is not None:
+            linear = self.delta_clip * (abs_delta - 0.5 * self.delta_clip)
+            losses = torch.where(abs_delta <= self.delta_clip, losses, linear)
+        if self.prioritized_replay:
+            losses = losses * samples.is_weights.to(losses.device).unsqueeze(0)
+        loss = valid_mean(losses, valid)
+        td_abs_errors = abs_delta.detach()
+        if self.delta_clip is not None:
+            td_abs_errors = td_abs_errors.clamp(max=self.delta_clip)
+        priorities = sequence_priorities(td_abs_errors, valid, self.pri_eta)
+        return loss, td_abs_errors.cpu(), valid.cpu(), priorities.cpu()
+
+    def q_and_targets(self, samples: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Online ``Q(s_j, a_j)``, rescaled targets ``y_j`` and the valid mask, ``[batch_T, B]``.
+
+        ``Q`` carries gradients; ``y`` and ``valid`` do not. All on the model's device.
+        """
+        wT, T = self.warmup_T, self.warmup_T + self.batch_T  # noqa: N806
+        n = self.n_step_return
+        agent: Any = self.agent
+        observation = samples.all_observation
+        prev_action, prev_reward = samples.all_action[:-1], samples.all_reward[:-1]
+        online_state, target_state = self.warmed_up_states(samples)
+        # Training steps and the n-step tail: rows wT .. T + n - 1 of the span.
+        span = slice(wT, T + n) if self.double_dqn else slice(wT, T)
+        qs, _ = agent(observation[span], prev_action[span], prev_reward[span], online_state)
+        action = samples.all_action[wT + 1 : T + 1].to(qs.device)
+        q = select_at_indexes(action, qs[: T - wT])
+        with torch.no_grad():
+            tail = slice(wT, T + n)
+            target_qs, _ = agent.target(
+                observation[tail], prev_action[tail], prev_reward[tail], target_state
+            )
+            # Bootstrap rows relative to the training start (masked rows may point earlier).
+            rows = (samples.bootstrap_t[wT:].to(qs.device) - wT).clamp(min=0)
+            gather = rows.unsqueeze(-1).expand(-1, -1, target_qs.shape[-1])
+            target_at = target_qs.gather(0, gather)
+            if self.double_dqn:
+                next_action = qs.detach().gather(0, gather).argmax(dim=-1)
+                bootstrap = select_at_indexes(next_action, target_at)
+            else:
+                bootstrap = target_at.max(dim=-1).values
+            y = self.rescaled_targets(samples, bootstrap, wT)
+            valid = valid_from_done(samples.done[wT:].to(qs.device)).to(q.dtype)
+        return q, y, valid
+
+    def rescaled_targets(self, samples: Any, bootstrap: torch.Tensor, start: int) -> torch.Tensor:
+        """``h(return_ + (1 - done_n) * target_discount * h^-1(bootstrap))`` from row ``start``.
+
+        Rows that met a terminal ignore ``bootstrap`` (not multiplied by zero: it may be
+        anything there).
+        """
+        device = bootstrap.device
+        done_n = samples.done_n[start:].to(device).bool()
+        discounted = samples.target_discount[start:].to(device) * self.inv_value_scale(bootstrap)
+        ret = samples.return_[start:].to(device)
+        return self.value_scale(ret + torch.where(done_n, torch.zeros_like(ret), discounted))
+
+    @torch.no_grad()
+    def warmed_up_states(self, samples: Any) -> tuple[Any, Any]:
+        """Online and target states at the first training step (``[N, B, H]`` fields).
+
+        From ``init_rnn_state`` (None: zeros), run over the ``warmup_T`` warm-up steps without
+        gradients; sequences with a ``done`` in the warm-up get zero states.
+        """
+        wT = self.warmup_T  # noqa: N806
+        agent: Any = self.agent
+        init = samples.init_rnn_state
+        if init is not None:
+            init = type(init)(*(x.to(agent.device) for x in init))
+        if wT == 0:
+            return init, init
+        warmup = (
+            samples.all_observation[:wT],
+            samples.all_action[:wT],
+            samples.all_reward[:wT],
+        )
+        _, online_state = agent(*warmup, init)
+        _, target_state = agent.target(*warmup, init)
+        ended = samples.done[:wT].to(agent.device).bool().any(dim=0)  # [B]
+        keep = (~ended).to(tuple(online_state)[0].dtype).view(1, -1, 1)
+        online_state = type(online_state)(*(x * keep for x in online_state))
+        target_state = type(target_state)(*(x * keep for x in target_state))
+        return online_state, target_state
+
+    # ---- input priorities -----------------------------------------------------------------
+
+    @torch.no_grad()
+    def compute_input_priorities(self, samples: Samples, t_start: int = 0) -> np.ndarray:
+        """Priorities of the stored-state rows of a sampler batch, from its recorded Q values.
+
+        For each step t whose n-step window lies in the batch (``t + n <= T - 1``): target
+        ``y_t = h(R_t + (1 - done_n_t) * discount^n * h^-1(max_a q_{t+n}))`` with ``q`` the
+        online Q values the sampler recorded (``agent_info.q``; a ``done`` ends the return, a
+        time limit included), TD error ``|q_t(a_t) - y_t|`` (clipped at ``delta_clip``).
+        A stored-state row r (``(t_start + r) % store_rnn_state_interval == 0``) gets
+        ``eta * max + (1 - eta) * mean`` of the errors of the steps ``r .. r + interval - 1``
+        that have one; a row with none gets ``default_priority``.
+
+        Args:
+            samples: The sampler's ``[T, B]`` batch.
+            t_start: The replay row the batch's first step is written to (its cursor).
+
+        Returns:
+            ``[R, B]`` float64 priorities, ``R`` the number of stored-state rows in the batch
+            (before the replay raises them to ``pri_alpha``).
+        """
+        abs_delta, has_error = self.input_td_errors(samples)
+        T, B = has_error.shape  # noqa: N806
+        interval = max(1, self.store_rnn_state_interval)
+        starts = [r for r in range(T) if (t_start + r) % interval == 0]
+        priorities = np.full((len(starts), B), self.default_priority, dtype=np.float64)
+        for i, r in enumerate(starts):
+            block = slice(r, r + interval)
+            valid = has_error[block]
+            seen = valid.any(dim=0)
+            if seen.any():
+                pri = sequence_priorities(abs_delta[block], valid.to(abs_delta.dtype), self.pri_eta)
+                priorities[i, seen.numpy()] = pri[seen].double().numpy()
+        return priorities
+
+    def input_td_errors(self, samples: Samples) -> tuple[torch.Tensor, torch.Tensor]:
+        """``|TD|`` errors ``[T, B]`` of a sampler batch and where they exist (bool ``[T, B]``).
+
+        Steps without a full n-step window in the batch, and wait-reset padding (after a
+        column's first ``done``, when the collector does not reset mid-batch), have none.
+        """
+        n = self.n_step_return
+        q = torch.as_tensor(np.asarray(samples.agent.agent_info.q), dtype=torch.float32)
+        action = torch.as_tensor(np.asarray(samples.agent.action)).long()
+        reward = torch.as_tensor(np.asarray(samples.env.reward), dtype=torch.float32)
+        done = torch.as_tensor(np.asarray(samples.env.done)).to(torch.float32)
+        T = reward.shape[0]  # noqa: N806
+        abs_delta = torch.zeros_like(reward)
+        has_error = torch.zeros(reward.shape, dtype=torch.bool)
+        if T <= n:
+            return abs_delta, has_error
+        return_, done_n = (
+            torch.as_tensor(x) for x in discount_return_n_step(reward, done, n, self.discount)
+        )
+        m = T - n  # steps t with q_{t+n} in the batch
+        bootstrap = self.inv_value_scale(q[n:].max(dim=-1).values)
+        y = self.value_scale(return_[:m] + (1 - done_n[:m]) * self.discount**n * bootstrap)
+        abs_delta[:m] = (select_at_indexes(action[:m], q[:m]) - y).abs()
+        if self.delta_clip is not None:
+            abs_delta = abs_delta.clamp(max=self.delta_clip)
+        has_error[:m] = True
+        if not getattr(self, "mid_batch_reset", True):
+            has_error &= valid_from_done(done) > 0
+        return abs_delta, has_error
