@@ -8,7 +8,8 @@ Every folder below the given paths holding ``progress.csv`` and ``variant.json``
 ``params.json``) is a run. Parameters are flattened with dots (``algo.learning_rate``). Runs
 are grouped by the parameters whose values differ across runs, except the ones viskit never
 groups by (top-level keys starting with ``seed`` or ``log_dir``) and the run bookkeeping
-(``run_ID``, ``exp_name``, ``git_commit``, ``package_versions.*``): one curve per distinct
+(``run_ID``, ``exp_name``, ``git_commit``, ``git_dirty``, ``command_line``,
+``package_versions.*``): one curve per distinct
 setting, the mean over its runs with a band of one standard deviation, runs aligned by row
 (log point) as viskit does. ``--group`` picks the grouping keys by hand; ``--split`` makes one
 panel per value of a key. Needs matplotlib (``pip install "rlpyt[plot]"``), imported only here.
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 PARAMS_FILES = ("variant.json", "params.json")  # viskit's order of preference
-BOOKKEEPING_KEYS = ("run_ID", "exp_name", "git_commit")
+BOOKKEEPING_KEYS = ("run_ID", "exp_name", "git_commit", "git_dirty", "command_line")
 
 
 @dataclass

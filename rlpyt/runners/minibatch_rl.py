@@ -24,6 +24,7 @@ from rlpyt.protocols import Agent, Algorithm, Sampler
 from rlpyt.runners.base import BaseRunner
 from rlpyt.runners.config_record import resolved_config
 from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
+from rlpyt.runners.progress import TARGET_COLUMN, TrainingProgressBar, target_reached
 from rlpyt.runners.snapshot import (
     check_resumable,
     find_snapshot,
@@ -53,6 +54,8 @@ class MinibatchRlBase(BaseRunner):
             ``workers_cpus``, ``worker_torch_threads``, ``set_affinity``, ``alternating``.
         log_interval_steps: Env steps between tabular logs, at least 1 (fewer than one batch:
             every iteration).
+        target_reward: Stop early, after the log row whose trailing average return
+            (``ReturnAverage``) is at least this (None: run all ``n_steps``).
 
     Raises:
         ValueError: ``n_steps`` or ``log_interval_steps`` is not a finite number >= 1.
@@ -61,6 +64,7 @@ class MinibatchRlBase(BaseRunner):
 
     log_traj_window: int | None = None  # training TrajInfos kept for logging (None: all)
     diagnostics: TrainingDiagnostics  # made in startup
+    progress: TrainingProgressBar = TrainingProgressBar(0, enabled=False)  # drawn from startup
 
     def __init__(
         self,
@@ -71,6 +75,7 @@ class MinibatchRlBase(BaseRunner):
         seed: int | None = None,
         affinity: dict | None = None,
         log_interval_steps: float = 1e5,
+        target_reward: float | None = None,
     ):
         self.algo = algo
         self.agent = agent
@@ -82,6 +87,10 @@ class MinibatchRlBase(BaseRunner):
         self.log_interval_steps = int(
             check_number(runner, "log_interval_steps", log_interval_steps, low=1)
         )
+        self.target_reward = (
+            None if target_reward is None else check_number(runner, "target_reward", target_reward)
+        )
+        self.target_reached_itr: int | None = None  # the log point that reached target_reward
         self.rank = 0
         self.world_size = 1
         self._start_itr = 0
@@ -102,7 +111,8 @@ class MinibatchRlBase(BaseRunner):
             One dict per log point: column name -> value, the values of that progress.csv row.
 
         The run's last line says how it ended (:meth:`log_end_of_run`): "Training complete."
-        only when every iteration ran.
+        only when every iteration ran or ``target_reward`` was reached (training stops after
+        that row).
         """
         # Disagreeing resume switches are refused here, before start-up writes anything.
         resume_path = snapshot_to_resume(resume_from)
@@ -117,7 +127,10 @@ class MinibatchRlBase(BaseRunner):
                 self.store_diagnostics(itr, traj_infos, opt_info)
                 if self.is_log_itr(itr):
                     eval_traj_infos, eval_time = self.evaluate_agent(itr)
-                    yield self.log_diagnostics(itr, eval_traj_infos, eval_time)
+                    row = self.log_diagnostics(itr, eval_traj_infos, eval_time)
+                    yield row
+                    if self.stop_at_target(itr, row):
+                        break
         except BaseException as exc:  # GeneratorExit and Ctrl-C too: reported, then re-raised
             error = exc
             raise
@@ -137,7 +150,28 @@ class MinibatchRlBase(BaseRunner):
             self.agent.train_mode(itr)
             opt_info = self.algo.optimize_agent(itr, samples)
             self.diagnostics.add_times(t1 - t0, time.time() - t1)
+        self.progress.advance(self.itr_batch_size)
         return traj_infos, opt_info
+
+    def stop_at_target(self, itr: int, row: Row) -> bool:
+        """True (and say so) when the row's trailing average return reached ``target_reward``."""
+        self.progress.show_row(row)
+        if self.target_reward is None:
+            return False
+        reached = target_reached(row, self.target_reward)
+        if self.world_size > 1:  # rank 0 holds the logged row; every rank must stop together
+            decision = [reached]
+            torch.distributed.broadcast_object_list(decision, src=0)
+            reached = bool(decision[0])
+        if not reached:
+            return False
+        self.target_reached_itr = itr
+        if TARGET_COLUMN in row:
+            logger.log(
+                f"Target reward reached: {TARGET_COLUMN} {row[TARGET_COLUMN]:.4g} >= "
+                f"{self.target_reward:g} after iteration {itr}; stopping early."
+            )
+        return True
 
     def is_log_itr(self, itr: int) -> bool:
         """True at the end of every logging interval."""
@@ -243,6 +277,7 @@ class MinibatchRlBase(BaseRunner):
         )
         self.initialize_logging()
         self.record_config()
+        self.progress = TrainingProgressBar(n_itr * self.itr_batch_size)
         return n_itr
 
     def record_config(self) -> None:
@@ -298,6 +333,9 @@ class MinibatchRlBase(BaseRunner):
         """
         itr = self.current_itr
         stopped = isinstance(error, GeneratorExit)  # the loop was left at a yield: a log point
+        if error is None and self.target_reached_itr is not None:
+            logger.log(f"Training complete: target reward reached after iteration {itr}.")
+            return
         if error is None or (stopped and itr == self.n_itr - 1):  # left after the last row
             logger.log("Training complete.")
             return
@@ -335,7 +373,8 @@ class MinibatchRlBase(BaseRunner):
         )
 
     def shutdown(self) -> None:
-        """Stop the sampler (idempotent)."""
+        """Close the progress bar and stop the sampler (idempotent)."""
+        self.progress.close()
         self.sampler.shutdown()
 
     # -- snapshots and resume -------------------------------------------------------------
@@ -356,6 +395,7 @@ class MinibatchRlBase(BaseRunner):
         restore_components(snapshot, self.agent, self.algo, self.sampler)
         self.diagnostics.load_state_dict(snapshot["runner_state"], itr, self.algo.update_counter)
         self._start_itr = itr + 1
+        self.progress.advance(self._start_itr * self.itr_batch_size)
         logger.drop_rows_after(itr)
         logger.log(f"Resumed from the snapshot of iteration {itr}.")
 
@@ -372,7 +412,7 @@ class MinibatchRl(MinibatchRlBase):
     """Synchronous training; the last ``log_traj_window`` training trajectories are logged.
 
     Args:
-        algo, agent, sampler, n_steps, seed, affinity, log_interval_steps: As
+        algo, agent, sampler, n_steps, seed, affinity, log_interval_steps, target_reward: As
             :class:`MinibatchRlBase`.
         log_traj_window: Completed training trajectories summarised at each log point (>= 0).
     """
@@ -387,8 +427,11 @@ class MinibatchRl(MinibatchRlBase):
         affinity: dict | None = None,
         log_interval_steps: float = 1e5,
         log_traj_window: int = 100,
+        target_reward: float | None = None,
     ):
-        super().__init__(algo, agent, sampler, n_steps, seed, affinity, log_interval_steps)
+        super().__init__(
+            algo, agent, sampler, n_steps, seed, affinity, log_interval_steps, target_reward
+        )
         self.log_traj_window = check_number(
             type(self).__name__, "log_traj_window", log_traj_window, low=0, integer=True
         )

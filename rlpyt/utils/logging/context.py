@@ -22,7 +22,9 @@ import json
 import math
 import os
 import re
+import shlex
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -326,8 +328,10 @@ def make_run_params(
 
     Returns:
         A new dict: the config with non-JSON values replaced by their type's name and
-        ``-inf`` by ``"-inf"``, then ``name``, ``run_ID``, ``exp_name``, ``git_commit`` (when
-        the working directory is in a git repository) and ``package_versions``.
+        ``-inf`` by ``"-inf"``, then ``name``, ``run_ID``, ``exp_name``, ``git_commit`` and
+        ``git_dirty`` (the code that ran: the git repository around the working directory,
+        else rlpyt's own checkout; left out when neither is one), ``command_line`` (the
+        process's command, interpreter included) and ``package_versions`` (rlpyt's among them).
     """
     if log_params is not None and not isinstance(log_params, dict):
         raise TypeError(f"log_params must be a dict (the config), not {type(log_params).__name__}.")
@@ -336,6 +340,8 @@ def make_run_params(
     commit = git_commit()
     if commit is not None:
         params["git_commit"] = commit
+        params["git_dirty"] = git_dirty()
+    params["command_line"] = shlex.join(getattr(sys, "orig_argv", sys.argv))
     params["package_versions"] = package_versions()
     return params
 
@@ -361,11 +367,45 @@ def json_safe(value: Any) -> Any:
 
 
 def git_commit(cwd: str | None = None) -> str | None:
-    """The commit hash checked out in the git repository around ``cwd`` (default: the cwd)."""
+    """The commit hash checked out in the git repository of the code that runs.
+
+    Args:
+        cwd: Where to look; None: the working directory, else (not in a repository) the
+            folder of rlpyt's own source (an editable install).
+
+    Returns:
+        The hash, or None when no such folder is in a git repository (or git is missing).
+    """
+    folder = _code_folder() if cwd is None else cwd
+    return None if folder is None else _git(folder, "rev-parse", "HEAD")
+
+
+def git_dirty(cwd: str | None = None) -> bool | None:
+    """True if tracked files of that repository (see :func:`git_commit`) differ from its commit.
+
+    Returns:
+        None when there is no repository.
+    """
+    folder = _code_folder() if cwd is None else cwd
+    status = None if folder is None else _git(folder, "status", "--porcelain", "-uno")
+    return None if status is None else status != ""
+
+
+def _code_folder() -> str | None:
+    """The working directory if it is in a git repository, else rlpyt's source folder if it is."""
+    package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for folder in (os.getcwd(), package):
+        if _git(folder, "rev-parse", "HEAD") is not None:
+            return folder
+    return None
+
+
+def _git(folder: str, *args: str) -> str | None:
+    """Output of ``git <args>`` in ``folder`` (stripped), or None if it fails."""
     try:
         result = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=cwd or os.getcwd(),
+            ["git", *args],
+            cwd=folder,
             capture_output=True,
             text=True,
             timeout=10,
@@ -373,7 +413,10 @@ def git_commit(cwd: str | None = None) -> str | None:
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return result.stdout.strip() if result.returncode == 0 and result.stdout.strip() else None
+    if result.returncode != 0:
+        return None
+    output = result.stdout.strip()
+    return output if output or args[0] == "status" else None
 
 
 def package_versions() -> dict[str, str | None]:
@@ -422,6 +465,23 @@ def record_resolved_config(resolved: dict[str, Any]) -> str | None:
     Returns:
         The params.json path written, or None: outside a ``logger_context`` nothing is written.
     """
+    return record_params_section("resolved", resolved)
+
+
+def record_params_section(key: str, value: Any) -> str | None:
+    """Adds one top-level section to params.json (only) of the open run folder.
+
+    For records that describe the run but must not group runs in viskit or ``rlpyt.plot``
+    (those read variant.json): the resolved configuration, the ``rlpyt`` command line's run
+    description (``"cli"``). A resumed run keeps the section its first start wrote.
+
+    Args:
+        key: The top-level key.
+        value: Its content (made JSON-safe).
+
+    Returns:
+        The params.json path written, or None: outside a ``logger_context`` nothing is written.
+    """
     run = active_run()
     if run is None:
         return None
@@ -430,9 +490,9 @@ def record_resolved_config(resolved: dict[str, Any]) -> str | None:
     if os.path.isfile(path):
         with open(path) as f:
             params = json.load(f)
-    if run.resume and "resolved" in params:
+    if run.resume and key in params:
         return path
-    params["resolved"] = resolved
+    params[key] = json_safe(value)
     _write_json(path, params)
     return path
 

@@ -130,7 +130,12 @@ RLPYT_KEYWORDS = {
 )
 def test_runner_constructors_spell_out_rlpyt_keywords(RunnerCls, extra):
     parameters = inspect.signature(RunnerCls).parameters
-    assert {name: p.default for name, p in parameters.items()} == {**RLPYT_KEYWORDS, **extra}
+    added = {"target_reward": None}  # ours (issue 17): early stop on the trailing return
+    assert {name: p.default for name, p in parameters.items()} == {
+        **RLPYT_KEYWORDS,
+        **extra,
+        **added,
+    }
     kinds = {p.kind for p in parameters.values()}
     assert kinds == {inspect.Parameter.POSITIONAL_OR_KEYWORD}  # no *args / **kwargs
     assert all(p.annotation is not inspect.Parameter.empty for p in parameters.values())
