@@ -1,0 +1,541 @@
+"""AsyncRl and AsyncRlEval: sampling, memory copying and optimization in separate processes.
+
+Box: Runner. A launch script builds an asynchronous sampler (``rlpyt.samplers.async_``), an
+agent and a replay algorithm (DQN family, DDPG, TD3, SAC) and calls ``train()``. The processes
+(docs/async.md has the diagram):
+
+- **master = optimizer.** Builds everything shared (the agent's model and the double buffer via
+  ``sampler.async_initialize``, the replay via ``algo.async_initialize``), starts the other
+  processes, then loops: wait for the replay-ratio throttle, ``algo.optimize_agent``,
+  ``agent.send_shared_memory()`` (weights published after every optimization, on CPU too), and
+  log when the sampler passes a log point.
+- **sampler** (one process, plus its own workers for parallel samplers). Waits ``go`` (the
+  master releases it once the optimizer is ready, and after a resume has published the
+  snapshot's weights); then per batch: acquire ``sample_copied[db]`` (released by copier
+  ``db``), fill half ``db`` of the double buffer, release ``sample_ready[db]``, send the
+  batch's TrajInfos (and evaluations) to the master, set ``sampler_itr``, flip ``db``.
+- **memory copiers** 0 and 1: copier ``db`` acquires ``sample_ready[db]``, appends half ``db``
+  to the shared replay (``algo.samples_to_buffer`` then ``replay.append_samples``, which takes
+  the replay's write lock), releases ``sample_copied[db]``.
+
+The throttle: the optimizer's k-th call waits until ``sampler_itr >= 1 + min_steps_learn //
+(T B) + k * batch_size * updates_per_sync / (T B * replay_ratio)``, so ``replay_ratio`` is an
+upper bound on the data reuse; the sampler is never slowed by the optimizer.
+
+Failure handling reuses the parallel samplers' :class:`~rlpyt.samplers.parallel.worker_group.
+WorkerGroup`: a child that raises or dies makes the master raise :class:`AsyncRlProcessError`
+(naming the process, with its traceback) within about a second; shutdown (also on Ctrl-C and at
+exit) stops every child, and the sampler process stops its own workers.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import math
+import multiprocessing as mp
+import queue
+import signal
+import time
+import traceback
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+
+from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.protocols import Agent, Algorithm
+from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
+from rlpyt.runners.minibatch_rl import MinibatchRlBase
+from rlpyt.runners.snapshot import (
+    check_resumable,
+    load_snapshot,
+    make_snapshot,
+    restore_components,
+    snapshot_to_resume,
+)
+from rlpyt.samplers.parallel.base import default_start_method
+from rlpyt.samplers.parallel.worker import MasterGoneError, WorkerError, wait_for_master
+from rlpyt.samplers.parallel.worker_group import POLL_SECONDS, WorkerGroup
+from rlpyt.utils.checks import check_number
+from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.launching.affinity import set_cpu_affinity
+from rlpyt.utils.logging import logger
+from rlpyt.utils.seed import make_seed, set_seed
+
+ROLES = ("sampler", "memory copier 0", "memory copier 1")  # WorkerGroup rank -> process
+
+
+class AsyncRlProcessError(RuntimeError):
+    """A child process of an asynchronous runner (sampler or memory copier) raised or died.
+
+    Attributes:
+        role: ``"sampler"``, ``"memory copier 0"`` or ``"memory copier 1"``.
+        details: The child's formatted traceback, or how the process ended.
+    """
+
+    def __init__(self, role: str, details: str):
+        self.role = role
+        self.details = details
+        super().__init__(f"AsyncRl's {role} process failed:\n{details}")
+
+
+class AsyncRlBase(MinibatchRlBase):
+    """The asynchronous runner: processes, throttle, logging, snapshots and resume.
+
+    Args:
+        algo: A replay algorithm with ``async_initialize``, ``optim_initialize``,
+            ``samples_to_buffer``, ``updates_per_sync``, ``replay_ratio``, ``min_steps_learn``.
+        agent: The agent (initialized by the sampler's ``async_initialize``).
+        sampler: An asynchronous sampler (``rlpyt.samplers.async_``).
+        n_steps: Total env steps, rounded up to whole logging intervals.
+        affinity: ``AttrDict(optimizer=[dict(cpus, cuda_idx, torch_threads, set_affinity)],
+            sampler=dict(...))`` as ``make_affinity(..., async_sample=True)`` gives (also with
+            ``n_gpu=0``); None: optimizer and sampler on CPU, unpinned.
+        seed: Global seed (random if None); the sampler's envs get ``seed + 1 + index``.
+        log_interval_steps: Sampled env steps between logged rows.
+    """
+
+    evaluates = False  # AsyncRlEval: the sampler process evaluates at every log point
+
+    def __init__(
+        self,
+        algo: Algorithm,
+        agent: Agent,
+        sampler: Any,
+        n_steps: float,
+        affinity: dict | None = None,
+        seed: int | None = None,
+        log_interval_steps: float = 1e5,
+    ):
+        super().__init__(algo, agent, sampler, n_steps, seed, None, log_interval_steps)
+        self.affinity = AttrDict(affinity) if affinity else AttrDict(optimizer=[{}], sampler={})
+        self.group: WorkerGroup | None = None
+        self._shut_down = True
+
+    # -- the loop -----------------------------------------------------------------------------
+
+    def iter_train(self, resume_from: str | bool | None = None) -> Iterator[Row]:
+        """Run the training, yielding each progress row as it is logged (as MinibatchRl).
+
+        Args:
+            resume_from: Continue from a snapshot: a snapshot file, a run folder, or True for
+                the current logger's run folder (with ``logger_context(..., resume=True)``).
+        """
+        resume_path = snapshot_to_resume(resume_from)
+        error: BaseException | None = None
+        try:
+            self.async_startup(resume_path)
+            yield from self.optimizer_loop()
+        except BaseException as exc:  # GeneratorExit and Ctrl-C too: reported, then re-raised
+            error = exc
+            raise
+        finally:
+            self.log_end_of_run(error)
+            self.shutdown()
+
+    def optimizer_loop(self) -> Iterator[Row]:
+        """Optimize under the throttle, publish weights, log as the sampler passes log points."""
+        while not self._finished:
+            yield from self.wait_for_throttle()
+            if self._finished:
+                return
+            t0 = time.time()
+            self.agent.train_mode(self.opt_itr)
+            sampler_itr = int(self.ctrl.sampler_itr.value)
+            opt_info = self.algo.optimize_agent(self.opt_itr, sampler_itr=sampler_itr)
+            self.agent.send_shared_memory()  # the sampler pulls these before its next batch
+            self.diagnostics.add_times(0.0, time.time() - t0)
+            self.diagnostics.store(max(sampler_itr, 0), [], opt_info)
+            self.opt_itr += 1
+            self.throttle_itr += self.throttle_step
+
+    def wait_for_throttle(self) -> Iterator[Row]:
+        """Handle the sampler's reports until the throttle lets the next optimization run."""
+        t0 = time.time()
+        while True:
+            yield from self.handle_reports(block=False)
+            if self._finished or self.ctrl.sampler_itr.value >= self.throttle_itr:
+                break
+            yield from self.handle_reports(block=True)
+        self.opt_throttle_time += time.time() - t0
+
+    def handle_reports(self, block: bool) -> Iterator[Row]:
+        """Take the sampler's reports (waiting up to one poll interval if ``block``); log.
+
+        Also checks the children: raises :class:`AsyncRlProcessError` if one failed.
+        """
+        self._check_children()
+        try:
+            report = self.reports.get(timeout=POLL_SECONDS) if block else self.reports.get_nowait()
+        except queue.Empty:
+            return
+        while True:
+            row = self.handle_report(*report)
+            if row is not None:
+                yield row
+            if self._finished:
+                return
+            try:
+                report = self.reports.get_nowait()
+            except queue.Empty:
+                return
+
+    def handle_report(
+        self, kind: str, itr: int, traj_infos: list[TrajInfo], eval_time: float
+    ) -> Row | None:
+        """One report of the sampler process; returns the row logged, if any.
+
+        ``("batch", itr, traj_infos, 0)``: batch ``itr`` is sampled (a log point when it ends
+        a log interval, unless the runner evaluates); ``("eval", itr, traj_infos, seconds)``:
+        the evaluation after batch ``itr`` (``-1``: before training).
+        """
+        self.current_itr = max(itr, 0)
+        if kind == "batch":
+            self.diagnostics.store(itr, traj_infos, None)
+            if self.evaluates or (itr + 1) % self.log_interval_itrs:
+                return None
+            row = self.log_diagnostics(itr)
+        else:
+            self.diagnostics.add_eval_time(eval_time)
+            row = self.log_diagnostics(max(itr, 0), traj_infos, eval_time, pre_training=itr < 0)
+        self._finished = itr == self.n_itr - 1
+        return row
+
+    # -- start-up -----------------------------------------------------------------------------
+
+    def async_startup(self, resume_path: str | None) -> None:
+        """Build the shared state, start the children, prepare the optimizer, then let go."""
+        if self.seed is None:
+            self.seed = make_seed()
+        set_seed(self.seed)
+        double_buffer, examples = self.sampler.async_initialize(
+            agent=self.agent,
+            bootstrap_value=self.algo.bootstrap_value,
+            traj_info_kwargs=self.get_traj_info_kwargs(),
+            seed=self.seed + 1,
+        )
+        self.itr_batch_size = self.sampler.batch_spec.size
+        self.get_n_itr()
+        replay = self.algo.async_initialize(  # type: ignore[attr-defined]
+            agent=self.agent,
+            sampler_n_itr=self.n_itr,
+            batch_spec=self.sampler.batch_spec,
+            mid_batch_reset=self.sampler.mid_batch_reset,
+            examples=examples,
+            world_size=1,
+        )
+        snapshot = self._load_resume_snapshot(resume_path)
+        start_itr = 0 if snapshot is None else int(snapshot["sampler_itr"]) + 1
+        self.start_children(double_buffer, replay, start_itr)
+        self._set_master_affinity()
+        self.agent.to_device(self._optimizer_affinity().get("cuda_idx"))
+        self.algo.optim_initialize(rank=0)  # type: ignore[attr-defined]
+        self.initialize_logging()
+        self.opt_itr, self.opt_throttle_time, self._finished = 0, 0.0, start_itr >= self.n_itr
+        self.throttle_step = (
+            self.algo.batch_size
+            * self.algo.updates_per_sync  # type: ignore[attr-defined]
+            / (self.itr_batch_size * self.algo.replay_ratio)  # type: ignore[attr-defined]
+        )
+        self.throttle_itr = 1 + self.algo.min_steps_learn // self.itr_batch_size  # type: ignore[attr-defined]
+        if snapshot is not None:
+            self.resume(snapshot)
+        self.record_config()
+        self.ctrl.go.release()
+
+    def _load_resume_snapshot(self, path: str | None) -> dict | None:
+        if path is None:
+            return None
+        snapshot = load_snapshot(path)
+        check_resumable(snapshot, path)
+        if "sampler_itr" not in snapshot:
+            raise ValueError(
+                f"The snapshot {path} was not written by an asynchronous runner (it has no "
+                "sampler_itr); resume it with the runner that wrote it."
+            )
+        return snapshot
+
+    def start_children(self, double_buffer: tuple, replay: Any, start_itr: int) -> None:
+        """Start the sampler and the two memory-copier processes (fork where available)."""
+        ctx = mp.get_context(default_start_method())
+        group = WorkerGroup(ctx, len(ROLES), [[] for _ in ROLES], timeout=math.inf)
+        self.group, self._shut_down = group, False
+        self.reports = ctx.Queue()
+        self.ctrl = AttrDict(
+            quit=group.quit,
+            go=ctx.Semaphore(0),
+            finish=ctx.Semaphore(0),  # never released but by shutdown: children wait on it
+            sample_ready=[ctx.Semaphore(0) for _ in range(2)],
+            sample_copied=[ctx.Semaphore(1) for _ in range(2)],
+            sampler_itr=ctx.RawValue(ctypes.c_long, start_itr - 1),
+        )
+        group.wake_on_stop += [self.ctrl.go, self.ctrl.finish]
+        group.wake_on_stop += self.ctrl.sample_ready + self.ctrl.sample_copied
+        atexit.register(self.shutdown)
+        common = dict(
+            ctrl=self.ctrl,
+            report_queue=group.report_queue,
+            reports=self.reports,
+            parent_pid=mp.current_process().pid,
+            sampler=self.sampler,
+            sampler_affinity=self._sampler_affinity(),
+            algo=self.algo,
+            replay=replay,
+            double_buffer=double_buffer,
+            start_itr=start_itr,
+            n_itr=self.n_itr,
+            log_interval_itrs=self.log_interval_itrs,
+            evaluates=self.evaluates,
+        )
+        group.start(async_process, common, [dict(rank=rank) for rank in range(len(ROLES))])
+
+    def _optimizer_affinity(self) -> dict:
+        optimizer = self.affinity.get("optimizer") or [{}]
+        if len(optimizer) != 1:
+            raise ValueError(
+                f"AsyncRl runs one optimizer process; the affinity has {len(optimizer)} "
+                "(make_affinity(..., gpu_per_run=1, async_sample=True))."
+            )
+        return dict(optimizer[0])
+
+    def _sampler_affinity(self) -> dict:
+        sampler = self.affinity.get("sampler") or {}
+        if isinstance(sampler, list | tuple):
+            if len(sampler) != 1:
+                raise ValueError(
+                    f"AsyncRl's sampler process is one action server; the affinity has "
+                    f"{len(sampler)} sampler entries (use sample_gpu_per_run=1)."
+                )
+            sampler = sampler[0]
+        return dict(sampler)
+
+    def _set_master_affinity(self) -> None:
+        """Pin the optimizer (after the children started, so they do not inherit it)."""
+        opt = self._optimizer_affinity()
+        if opt.get("cpus") and opt.get("set_affinity", True):
+            set_cpu_affinity(opt["cpus"])
+        threads = opt.get("torch_threads") or (len(opt["cpus"]) if opt.get("cpus") else None)
+        if threads:
+            torch.set_num_threads(int(threads))
+
+    def _check_children(self) -> None:
+        if self.group is None:
+            return
+        try:
+            self.group.check()
+        except WorkerError as error:
+            raise AsyncRlProcessError(ROLES[error.rank], error.details) from error
+
+    # -- logging ------------------------------------------------------------------------------
+
+    def initialize_logging(self) -> None:
+        """Diagnostics counted in sampler iterations (training TrajInfo window for AsyncRl)."""
+        self.diagnostics = TrainingDiagnostics(
+            self.algo.opt_info_fields,
+            self.itr_batch_size,
+            self.n_itr,
+            traj_window=self.log_traj_window,
+        )
+
+    def log_diagnostics(
+        self,
+        itr: int,
+        traj_infos: list[TrajInfo] | None = None,
+        eval_time: float = 0.0,
+        prefix: str = "Diagnostics/",
+        pre_training: bool = False,
+    ) -> Row:
+        """Snapshot, then one progress row after sampler iteration ``itr``; returns the row."""
+        if not pre_training:
+            self.save_itr_snapshot(itr)
+        update_counter = self.algo.update_counter
+        elapsed = time.time() - self.diagnostics.last_time
+        common = self.diagnostics.common_columns(
+            itr, update_counter, int(self.algo.batch_size), 0.0, pre_training
+        )
+        new_samples = 0 if pre_training else (itr - self.diagnostics.last_logged_itr)
+        columns = {
+            **self.runner_columns(traj_infos),
+            "Iteration": self.opt_itr,
+            "SamplerIteration": itr,
+            **{k: common[k] for k in ("CumTime (s)", "CumSteps", "CumUpdates")},
+            **{k: common[k] for k in ("ReplayRatio", "CumReplayRatio", "StepsPerSecond")},
+        }
+        if self.evaluates:
+            non_eval = max(elapsed - eval_time, 1e-9)
+            first = itr == 0 or pre_training
+            rate = new_samples * self.itr_batch_size / non_eval
+            columns["NonEvalSamplesPerSecond"] = math.nan if first else rate
+        columns["UpdatesPerSecond"] = common["UpdatesPerSecond"]
+        columns["OptThrottle"] = self.opt_throttle_time
+        row = {prefix + key: value for key, value in columns.items()}
+        row.update(self.diagnostics.stat_columns(traj_infos))
+        record_row(row)
+        if not pre_training:
+            self.diagnostics.console_line(itr, log_point=True)
+        self.diagnostics.mark_logged(itr, update_counter, pre_training)
+        return row
+
+    # -- snapshots and resume -----------------------------------------------------------------
+
+    def get_itr_snapshot(self, itr: int) -> dict:
+        """The snapshot after sampler iteration ``itr`` (rlpyt's keys plus the resume state).
+
+        ``itr`` is the optimizer's iteration, ``sampler_itr`` the sampler's, ``cum_updates``
+        the gradient steps; with ``algo.snapshot_replay`` the replay as the copiers left it.
+        """
+        cum_steps = (itr + 1) * self.itr_batch_size
+        state = dict(self.runner_state(), opt_throttle_time=self.opt_throttle_time)
+        snapshot = make_snapshot(
+            self.opt_itr, cum_steps, self.agent, self.algo, self.sampler, state
+        )
+        snapshot.update(sampler_itr=itr, cum_updates=self.algo.update_counter)
+        return snapshot
+
+    def resume(self, snapshot: dict) -> None:
+        """Load a snapshot (children started, sampler not yet released); publish its weights."""
+        sampler_itr = int(snapshot["sampler_itr"])
+        restore_components(snapshot, self.agent, self.algo, self.sampler)
+        self.agent.send_shared_memory()  # the sampler's first batch uses the restored weights
+        self.diagnostics.load_state_dict(
+            snapshot["runner_state"], sampler_itr, self.algo.update_counter
+        )
+        self.opt_itr = int(snapshot["itr"])
+        self.opt_throttle_time = snapshot["runner_state"].get("opt_throttle_time", 0.0)
+        self.throttle_itr = max(self.throttle_itr, sampler_itr + 1)
+        self._start_itr = sampler_itr + 1
+        logger.drop_rows_after(sampler_itr, key="Diagnostics/SamplerIteration")
+        logger.log(f"Resumed from the snapshot of sampler iteration {sampler_itr}.")
+
+    # -- shut-down ----------------------------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """Stop every child process (sampler, with its workers, and copiers). Idempotent."""
+        if self._shut_down:
+            return
+        self._shut_down = True
+        atexit.unregister(self.shutdown)
+        if self.group is not None:
+            self.group.stop()
+        try:
+            while True:
+                self.reports.get_nowait()
+        except (queue.Empty, OSError, ValueError):
+            pass
+        self.reports.close()
+        self.reports.cancel_join_thread()
+        self.sampler.shutdown()
+
+
+class AsyncRl(AsyncRlBase):
+    """Asynchronous training; rows summarise the last ``log_traj_window`` training trajectories.
+
+    Args:
+        algo, agent, sampler, n_steps, affinity, seed, log_interval_steps: As
+            :class:`AsyncRlBase`.
+        log_traj_window: Completed training trajectories summarised at each log point (>= 0).
+    """
+
+    def __init__(
+        self,
+        algo: Algorithm,
+        agent: Agent,
+        sampler: Any,
+        n_steps: float,
+        affinity: dict | None = None,
+        seed: int | None = None,
+        log_interval_steps: float = 1e5,
+        log_traj_window: int = 100,
+    ):
+        super().__init__(algo, agent, sampler, n_steps, affinity, seed, log_interval_steps)
+        self.log_traj_window = check_number(
+            type(self).__name__, "log_traj_window", log_traj_window, low=0, integer=True
+        )
+
+    def runner_columns(self, traj_infos: list[TrajInfo] | None) -> Row:
+        """``CumCompletedTrajs``, ``NewCompletedTrajs`` and ``StepsInTrajWindow``."""
+        return {
+            "CumCompletedTrajs": self.diagnostics.cum_completed_trajs,
+            **self.diagnostics.window_columns(),
+        }
+
+
+class AsyncRlEval(AsyncRlBase):
+    """Asynchronous training; the sampler process evaluates before training and at log points.
+
+    Args: as :class:`AsyncRlBase`; the sampler needs ``eval_n_envs > 0``.
+    """
+
+    evaluates = True
+    log_traj_window = 0  # training trajectories are counted, not kept
+
+    def runner_columns(self, traj_infos: list[TrajInfo] | None) -> Row:
+        """``StepsInEval``, ``TrajsInEval`` and ``CumEvalTime``."""
+        columns = self.diagnostics.eval_columns(traj_infos or [])
+        return {k: columns[k] for k in ("StepsInEval", "TrajsInEval", "CumEvalTime")}
+
+
+# -- child processes ------------------------------------------------------------------------
+
+
+def async_process(common_kwargs: dict, worker_kwargs: dict) -> None:
+    """Main function of AsyncRl's children: rank 0 samples, ranks 1 and 2 copy into the replay.
+
+    Any exception is reported to the master (``("error", rank, (None, traceback))`` on the
+    group's report queue); when the master sets ``quit`` or dies, the child exits.
+    """
+    c, rank = AttrDict(common_kwargs), worker_kwargs["rank"]
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the master handles Ctrl-C and stops us
+    try:
+        if rank == 0:
+            run_sampler(c)
+        else:
+            run_copier(c, rank - 1)
+    except MasterGoneError:
+        c.reports.cancel_join_thread()  # nobody reads any more; do not block the exit
+        c.report_queue.cancel_join_thread()
+    except BaseException:  # noqa: BLE001 (everything is reported to the master)
+        c.report_queue.put(("error", rank, (None, traceback.format_exc())))
+        c.report_queue.close()
+        c.report_queue.join_thread()  # make sure the report leaves before the process ends
+
+
+def run_sampler(c: AttrDict) -> None:
+    """The sampler process: batches into alternate halves, evaluations, reports to the master."""
+    sampler, ctrl = c.sampler, c.ctrl
+    try:
+        sampler.initialize(c.sampler_affinity)
+        wait_for_master(ctrl.go, ctrl.quit, c.parent_pid)
+        if c.evaluates and c.start_itr == 0:
+            _evaluate(c, -1)
+        db = c.start_itr % 2
+        for itr in range(c.start_itr, c.n_itr):
+            wait_for_master(ctrl.sample_copied[db], ctrl.quit, c.parent_pid)
+            traj_infos = sampler.obtain_samples(itr, db)
+            ctrl.sample_ready[db].release()
+            ctrl.sampler_itr.value = itr
+            c.reports.put(("batch", itr, traj_infos, 0.0))
+            if c.evaluates and (itr + 1) % c.log_interval_itrs == 0:
+                _evaluate(c, itr)
+            db ^= 1
+    finally:
+        sampler.shutdown()
+    # Stay until the master stops us: the master treats any exit as a failure.
+    wait_for_master(ctrl.finish, ctrl.quit, c.parent_pid)
+
+
+def _evaluate(c: AttrDict, itr: int) -> None:
+    t0 = time.time()
+    traj_infos = c.sampler.evaluate_agent(max(itr, 0))
+    c.reports.put(("eval", itr, traj_infos, time.time() - t0))
+
+
+def run_copier(c: AttrDict, db: int) -> None:
+    """Memory copier ``db``: append half ``db`` of the double buffer to the replay, forever."""
+    torch.set_num_threads(1)  # more threads here only contend (and rlpyt saw hangs)
+    samples, ctrl = c.double_buffer[db], c.ctrl
+    while True:
+        wait_for_master(ctrl.sample_ready[db], ctrl.quit, c.parent_pid)
+        c.replay.append_samples(c.algo.samples_to_buffer(samples))
+        ctrl.sample_copied[db].release()

@@ -1,0 +1,1 @@
+"""Asynchronous samplers: sampling in its own process, into a double buffer, for AsyncRl."""

@@ -1,0 +1,203 @@
+"""AsyncSamplerMixin: the asynchronous samplers' two-step start and double-buffered batches.
+
+Box: Sampler. Used only by :class:`~rlpyt.runners.async_rl.AsyncRl`, in two processes:
+
+1. In the runner's master, before any process starts, :meth:`AsyncSamplerMixin.async_initialize`
+   builds one throwaway env, initializes the agent with its model in shared memory (the
+   optimizer publishes weights there) and allocates the *double buffer*: two full ``[T, B]``
+   samples buffers in shared memory, one for the batch being sampled, one for the batch a
+   memory copier is reading into the replay.
+2. In the sampler process the runner forks, ``initialize(affinity)`` builds the envs and
+   collectors (and the worker processes of the parallel samplers), then
+   ``obtain_samples(itr, db_idx)`` fills half ``db_idx`` and ``evaluate_agent(itr)`` runs the
+   evaluation envs, each after pulling the newest published weights
+   (``agent.recv_shared_memory()``).
+
+The collectors pick the half from the shared ``db_idx`` (:mod:`rlpyt.samplers.async_.collectors`).
+Everything stays on CPU unless the affinity gives the sampler a ``cuda_idx``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import multiprocessing as mp
+from typing import TYPE_CHECKING, Any
+
+import torch
+
+from rlpyt.envs.traj_info import TrajInfoFactory
+from rlpyt.samplers.buffer import build_samples_buffer
+from rlpyt.samplers.parallel.base import ParallelSamplerBase
+from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.launching.affinity import set_cpu_affinity, validate_affinity
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
+
+    from rlpyt.envs.base import Env
+    from rlpyt.protocols import Agent
+    from rlpyt.samplers.collections import Samples, TrajInfo
+    from rlpyt.samplers.parallel.worker_group import WorkerGroup
+
+
+class AsyncSamplerMixin:
+    """The master-side start and the double-buffered batch of every asynchronous sampler.
+
+    Mixed in first, before a synchronous sampler class, which does the sampling itself
+    (``_obtain_batch`` and ``_evaluate`` name which of its methods).
+    """
+
+    # Provided by the sampler class this is mixed into.
+    EnvCls: Any
+    env_kwargs: dict
+    batch_spec: Any
+    TrajInfoCls: type[TrajInfo]
+    samples_np: Samples
+    samples_pyt: Samples
+    _build_buffers: Any  # (agent, env, bootstrap_value) -> examples; allocates half 0
+
+    def async_initialize(
+        self,
+        agent: Agent,
+        bootstrap_value: bool = False,
+        traj_info_kwargs: dict | None = None,
+        seed: int | None = None,
+    ) -> tuple[tuple[Samples, Samples], AttrDict]:
+        """In the master: initialize the agent in shared memory, allocate the double buffer.
+
+        Args:
+            agent: The agent; its model goes to shared memory (``share_memory=True``).
+            bootstrap_value: Record ``agent.bootstrap_value [1, B]``.
+            traj_info_kwargs: Keywords of every TrajInfo (e.g. ``discount``).
+            seed: Env ``i`` gets ``seed + i``; None: unseeded.
+
+        Returns:
+            ``(double_buffer, examples)``: the two halves (torch views of the shared ``[T, B]``
+            numpy buffers) and the example step, for ``algo.async_initialize``.
+        """
+        self.seed = seed
+        B = self.batch_spec.B
+        self.global_B = B
+        env = self.EnvCls(**self.env_kwargs)
+        try:
+            agent.initialize(env.spaces, share_memory=True, global_B=B, env_ranks=list(range(B)))
+            examples = self._build_buffers(agent, env, bootstrap_value)  # half 0 (+ step buffers)
+            second_pyt, second_np, _ = build_samples_buffer(
+                agent, env, self.batch_spec, bootstrap_value, True, True, examples=examples
+            )
+        finally:
+            env.close()
+        self.double_buffer = (self.samples_np, second_np)
+        self.double_buffer_pyt = (self.samples_pyt, second_pyt)
+        self.db_idx = mp.RawValue(ctypes.c_int, 0)  # the half being written; collectors read it
+        self.agent = agent
+        self.traj_info_factory = TrajInfoFactory(self.TrajInfoCls, **(traj_info_kwargs or {}))
+        return self.double_buffer_pyt, examples
+
+    def obtain_samples(self, itr: int, db_idx: int = 0) -> list[TrajInfo]:  # type: ignore[override]
+        """In the sampler process: pull new weights, fill half ``db_idx`` of the double buffer.
+
+        Returns:
+            The TrajInfos completed during the batch.
+        """
+        self.agent.recv_shared_memory()
+        self.agent.sample_mode(itr)
+        self.db_idx.value = int(db_idx)
+        self.samples_np, self.samples_pyt = (
+            self.double_buffer[db_idx],
+            self.double_buffer_pyt[db_idx],
+        )
+        _, traj_infos = self._obtain_batch(itr)
+        return traj_infos
+
+    def evaluate_agent(self, itr: int) -> list[TrajInfo]:
+        """In the sampler process: pull new weights, run the evaluation envs."""
+        self.agent.recv_shared_memory()
+        self.agent.eval_mode(itr)
+        return self._evaluate(itr)
+
+    def _obtain_batch(self, itr: int) -> tuple[Samples, list[TrajInfo]]:
+        raise NotImplementedError
+
+    def _evaluate(self, itr: int) -> list[TrajInfo]:
+        raise NotImplementedError
+
+    def state_dict(self) -> dict:
+        """Nothing: the envs live in the sampler process.
+
+        A resumed asynchronous run restarts its envs (asynchronous sampling is not
+        reproducible step for step in any case); counters, weights and replay resume exactly.
+        """
+        return {}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Nothing to load (see :meth:`state_dict`)."""
+
+
+def pin_sampler_process(affinity: dict) -> None:
+    """Pin the sampler process to ``master_cpus`` (if asked) and set its torch threads."""
+    cpus = affinity.get("master_cpus")
+    if cpus and affinity.get("set_affinity", True):
+        set_cpu_affinity(cpus)
+    # The sampler process only runs the agent's forward passes; more threads contend with
+    # the optimizer and the workers.
+    torch.set_num_threads(int(affinity.get("master_torch_threads") or 1))
+
+
+class AsyncParallelSamplerMixin(AsyncSamplerMixin):
+    """The sampler-process start of the parallel asynchronous samplers.
+
+    Mixed in before a parallel sampler class (:class:`~rlpyt.samplers.parallel.base.
+    ParallelSamplerBase` subclass): the workers it starts get both halves of the double buffer
+    (their column block of each) and ``db_idx`` in their ``sync``.
+    """
+
+    # Provided by ParallelSamplerBase.
+    affinity: dict
+    n_worker: int
+    _check_agent: Any
+    _get_n_worker: Any
+    _layout: Any
+    _start_workers: Any
+    _prepare_master_agent: Any
+    _prepare_sampler_agent: Any  # (agent) -> None: the sampler process's own model
+
+    def initialize(self, affinity: dict | None = None, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        """In the sampler process: pin it, prepare the agent, start the workers.
+
+        Args:
+            affinity: The sampler's affinity (``master_cpus``, ``workers_cpus``, ``cuda_idx``,
+                ``set_affinity``, ...), e.g. ``make_affinity(..., async_sample=True).sampler``.
+        """
+        if args or kwargs:
+            raise TypeError(
+                f"{type(self).__name__}.initialize(affinity) runs in AsyncRl's sampler process; "
+                "the agent was initialized by async_initialize. Use it with AsyncRl runners."
+            )
+        self._check_agent(self.agent, affinity)
+        self.affinity = dict(affinity or {})
+        validate_affinity(self.affinity)
+        pin_sampler_process(self.affinity)
+        self.n_worker = self._get_n_worker(self.affinity)
+        self._layout(list(range(self.batch_spec.B)))
+        self._prepare_sampler_agent(self.agent)
+        self._start_workers()
+        self._prepare_master_agent(self.agent)
+
+    def _build_parallel_ctrl(self, ctx: BaseContext, workers: WorkerGroup) -> None:
+        super()._build_parallel_ctrl(ctx, workers)  # type: ignore[misc]
+        for sync in self.syncs:  # type: ignore[attr-defined]
+            sync.db_idx = self.db_idx
+
+    def _add_worker_buffers(self, kwargs: dict, w: int, block: slice) -> dict:
+        kwargs = super()._add_worker_buffers(kwargs, w, block)  # type: ignore[misc]
+        kwargs["samples_np"] = tuple(half[:, block] for half in self.double_buffer)
+        return kwargs
+
+    def _obtain_batch(self, itr: int) -> tuple[Samples, list[TrajInfo]]:
+        # Not the CPU sampler's obtain_samples: its sync_shared_memory would copy the
+        # sampler's model over the weights the optimizer published.
+        return ParallelSamplerBase.obtain_samples(self, itr)  # type: ignore[arg-type]
+
+    def _evaluate(self, itr: int) -> list[TrajInfo]:
+        return ParallelSamplerBase.evaluate_agent(self, itr)  # type: ignore[arg-type]

@@ -1,0 +1,118 @@
+"""AsyncSerialSampler: AsyncRl's sampler process steps every env and the agent itself.
+
+Box: Sampler. The asynchronous twin of :class:`~rlpyt.samplers.serial.sampler.SerialSampler`
+(same envs, seeding, collectors and evaluation), writing into the double buffer
+(:mod:`rlpyt.samplers.async_.base`). The sampler process keeps a model of its own (on CPU
+unless the sampler affinity has a ``cuda_idx``) and copies the optimizer's published weights
+into it before every batch and evaluation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.samplers.async_.base import AsyncSamplerMixin, pin_sampler_process
+from rlpyt.samplers.async_.collectors import DbCpuResetCollector
+from rlpyt.samplers.buffer import build_samples_buffer, get_example_outputs
+from rlpyt.samplers.evaluation import SerialEvalCollector
+from rlpyt.samplers.serial.sampler import SerialSampler
+from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.seed import set_envs_seeds
+from rlpyt.utils.shared_memory import check_shared_memory, nbytes_of
+
+if TYPE_CHECKING:
+    from rlpyt.envs.base import Env
+    from rlpyt.protocols import Agent
+    from rlpyt.samplers.base import CollectorClass, EvalCollectorClass
+    from rlpyt.samplers.collections import Samples
+
+
+class AsyncSerialSampler(AsyncSamplerMixin, SerialSampler):
+    """Serial sampling in AsyncRl's sampler process (arguments: see BaseSampler).
+
+    Defaults: ``CollectorCls=DbCpuResetCollector``, ``eval_CollectorCls=SerialEvalCollector``.
+    """
+
+    def __init__(
+        self,
+        EnvCls: Callable[..., Env],  # noqa: N803
+        env_kwargs: dict,
+        batch_T: int,  # noqa: N803
+        batch_B: int,  # noqa: N803
+        CollectorCls: CollectorClass = DbCpuResetCollector,  # noqa: N803
+        max_decorrelation_steps: int = 100,
+        TrajInfoCls: type[TrajInfo] = TrajInfo,  # noqa: N803
+        eval_n_envs: int = 0,
+        eval_CollectorCls: EvalCollectorClass | None = SerialEvalCollector,  # noqa: N803
+        eval_env_kwargs: dict | None = None,
+        eval_max_steps: int | None = None,
+        eval_max_trajectories: int | None = None,
+    ):
+        super().__init__(
+            EnvCls=EnvCls,
+            env_kwargs=env_kwargs,
+            batch_T=batch_T,
+            batch_B=batch_B,
+            CollectorCls=CollectorCls,
+            max_decorrelation_steps=max_decorrelation_steps,
+            TrajInfoCls=TrajInfoCls,
+            eval_n_envs=eval_n_envs,
+            eval_CollectorCls=eval_CollectorCls,
+            eval_env_kwargs=eval_env_kwargs,
+            eval_max_steps=eval_max_steps,
+            eval_max_trajectories=eval_max_trajectories,
+        )
+
+    def _build_buffers(self, agent: Agent, env: Env, bootstrap_value: bool) -> AttrDict:
+        """Check /dev/shm has room for both halves, then allocate half 0 in shared memory."""
+        examples = get_example_outputs(agent, env)
+        T, B = self.batch_spec
+        check_shared_memory(2 * nbytes_of(examples) * (T + 1) * B)
+        self.samples_pyt, self.samples_np, examples = build_samples_buffer(
+            agent, env, self.batch_spec, bootstrap_value, True, True, examples=examples
+        )
+        return examples
+
+    def initialize(self, affinity: dict | None = None, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        """In the sampler process: pin it, give the agent its own model, build envs/collectors.
+
+        Args:
+            affinity: ``master_cpus``, ``set_affinity``, ``master_torch_threads`` and
+                ``cuda_idx`` (the sampler's model on that GPU; None: CPU).
+        """
+        if args or kwargs:
+            raise TypeError(
+                "AsyncSerialSampler.initialize(affinity) runs in AsyncRl's sampler process; "
+                "the agent was initialized by async_initialize. Use it with AsyncRl runners."
+            )
+        affinity = dict(affinity or {})
+        pin_sampler_process(affinity)
+        agent, B = self.agent, self.batch_spec.B
+        agent.to_device(affinity.get("cuda_idx"))
+        agent.async_cpu(share_memory=False)  # a model apart from the one the optimizer publishes
+        self.envs = [self.EnvCls(**self.env_kwargs) for _ in range(B)]
+        set_envs_seeds(self.envs, self.seed)
+        self.collector = self.CollectorCls(
+            rank=0,
+            envs=self.envs,
+            samples_np=self.double_buffer,
+            batch_T=self.batch_spec.T,
+            TrajInfoCls=self.traj_info_factory,
+            agent=agent,
+            sync=AttrDict(db_idx=self.db_idx),
+            global_B=B,
+            env_ranks=list(range(B)),
+            seed=self.seed,
+        )
+        if self.eval_n_envs > 0:
+            self._initialize_eval(agent, self.seed)
+        self.agent_inputs, self.traj_infos = self.collector.start_envs(self.max_decorrelation_steps)
+        self.collector.start_agent()
+
+    def _obtain_batch(self, itr: int) -> tuple[Samples, list[TrajInfo]]:
+        return SerialSampler.obtain_samples(self, itr)
+
+    def _evaluate(self, itr: int) -> list[TrajInfo]:
+        return SerialSampler.evaluate_agent(self, itr)
