@@ -100,14 +100,12 @@ class SequenceSumTree(SumTree):
             valid=valid,
         )
 
-    def _leaf_range(self) -> tuple[int, int]:
+    def _leaf_range(self, t_abs: int) -> tuple[int, int]:
+        """Leaves on when ``t_abs`` rows are written (unwrapped: ``t_abs >= T`` once full)."""
+        full = t_abs >= self.storage_T
+        t = t_abs - self.storage_T if full else t_abs
         return start_leaf_range(
-            self.t,
-            self._buffer_full,
-            self.storage_T,
-            self.period,
-            self.off_forward,
-            self.off_backward,
+            t, full, self.storage_T, self.period, self.off_forward, self.off_backward
         )
 
     def advance(self, T: int, priorities: Any = None) -> None:
@@ -121,13 +119,15 @@ class SequenceSumTree(SumTree):
         """
         if T == 0:
             return
-        old_lo, old_hi = self._leaf_range()
+        # Both ranges in one unwrapped frame: rows written so far, counted from this lap's
+        # start minus one lap once full (so the new range may pass ``T // period``).
+        t_abs = self.t + (self.storage_T if self._buffer_full else 0)
+        old_lo, old_hi = self._leaf_range(t_abs)
+        lo, hi = self._leaf_range(t_abs + T)
         if priorities is not None:
-            t_abs = self.t + (self.storage_T if self._buffer_full else 0)
             self._store_input_priorities(t_abs, T, priorities)
         self._buffer_full = self._buffer_full or self.t + T >= self.storage_T
         self.t = (self.t + T) % self.storage_T
-        lo, hi = self._leaf_range()
         off = np.arange(old_lo, min(lo, old_hi + 1)) % self.T  # were on, now too old
         on = np.arange(max(old_hi + 1, lo), hi + 1) % self.T  # spans completed by this chunk
         self.priorities[off] = 0  # before ``on``: after a long chunk a slot may be in both
