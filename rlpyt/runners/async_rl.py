@@ -111,6 +111,8 @@ class AsyncRlBase(MinibatchRlBase):
         super().__init__(algo, agent, sampler, n_steps, seed, None, log_interval_steps)
         self.affinity = AttrDict(affinity) if affinity else AttrDict(optimizer=[{}], sampler={})
         self.group: WorkerGroup | None = None
+        self.agent: Any = agent  # a BaseAgent: send_shared_memory is not in the Agent protocol
+        self.sampler: Any = sampler  # an async sampler: async_initialize
         self._shut_down = True
 
     # -- the loop -----------------------------------------------------------------------------

@@ -11,7 +11,7 @@ which :class:`~rlpyt.samplers.async_.base.AsyncSamplerMixin` selects before serv
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rlpyt.samplers.parallel.gpu.action_server import (
     ActionServer,
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from rlpyt.protocols import Agent
 
 
-def prepare_server_agent(agent: Agent, affinity: dict) -> None:
+def prepare_server_agent(agent: Any, affinity: dict) -> None:
     """Move the server's agent to ``affinity["cuda_idx"]`` (None: CPU), apart from the optimizer's.
 
     On a GPU, ``to_device`` makes the separate copy; on CPU, ``async_cpu`` does.

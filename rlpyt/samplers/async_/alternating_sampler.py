@@ -10,6 +10,8 @@ double buffer's current half. The defaults are rlpyt's: ``DbGpuResetCollector`` 
 
 from __future__ import annotations
 
+from typing import Any
+
 from rlpyt.samplers.async_.action_server import (
     AsyncAlternatingActionServer,
     AsyncNoOverlapAlternatingActionServer,
@@ -22,19 +24,19 @@ from rlpyt.samplers.parallel.gpu.alternating_sampler import (
 )
 
 
-class AsyncAlternatingSampler(
+class AsyncAlternatingSampler(  # type: ignore[misc]
     AsyncParallelSamplerMixin, AsyncAlternatingActionServer, AlternatingSampler
 ):
     """Alternating sampling in AsyncRl's sampler process (arguments: see ParallelSamplerBase)."""
 
-    def __init__(self, *args, CollectorCls=DbGpuResetCollector, **kwargs):  # noqa: N803
-        super().__init__(*args, CollectorCls=CollectorCls, **kwargs)
+    def __init__(self, *args: Any, CollectorCls: Any = DbGpuResetCollector, **kwargs: Any):  # noqa: N803
+        super().__init__(*args, CollectorCls=CollectorCls, **kwargs)  # type: ignore[misc]
 
 
-class AsyncNoOverlapAlternatingSampler(
+class AsyncNoOverlapAlternatingSampler(  # type: ignore[misc]
     AsyncParallelSamplerMixin, AsyncNoOverlapAlternatingActionServer, NoOverlapAlternatingSampler
 ):
     """The no-overlap alternating sampling in AsyncRl's sampler process (see above)."""
 
-    def __init__(self, *args, CollectorCls=DbGpuResetCollector, **kwargs):  # noqa: N803
-        super().__init__(*args, CollectorCls=CollectorCls, **kwargs)
+    def __init__(self, *args: Any, CollectorCls: Any = DbGpuResetCollector, **kwargs: Any):  # noqa: N803
+        super().__init__(*args, CollectorCls=CollectorCls, **kwargs)  # type: ignore[misc]

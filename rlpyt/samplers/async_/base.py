@@ -34,7 +34,6 @@ from rlpyt.utils.launching.affinity import set_cpu_affinity, validate_affinity
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
 
-    from rlpyt.envs.base import Env
     from rlpyt.protocols import Agent
     from rlpyt.samplers.collections import Samples, TrajInfo
     from rlpyt.samplers.parallel.worker_group import WorkerGroup
@@ -54,6 +53,7 @@ class AsyncSamplerMixin:
     TrajInfoCls: type[TrajInfo]
     samples_np: Samples
     samples_pyt: Samples
+    agent: Any  # BaseAgent: async_cpu, recv_shared_memory are not in the Agent protocol
     _build_buffers: Any  # (agent, env, bootstrap_value) -> examples; allocates half 0
 
     def async_initialize(
@@ -168,6 +168,8 @@ class AsyncParallelSamplerMixin(AsyncSamplerMixin):
         Args:
             affinity: The sampler's affinity (``master_cpus``, ``workers_cpus``, ``cuda_idx``,
                 ``set_affinity``, ...), e.g. ``make_affinity(..., async_sample=True).sampler``.
+            *args: Refused: the synchronous samplers' ``initialize(agent, ...)`` arguments.
+            **kwargs: Refused, likewise.
         """
         if args or kwargs:
             raise TypeError(

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from rlpyt.agents.base import AgentInputs
     from rlpyt.envs.traj_info import TrajInfo
     from rlpyt.samplers.collections import Samples
-    from rlpyt.utils.collections import AttrDict
 
 
 class DoubleBufferCollectorMixin:
@@ -31,7 +30,7 @@ class DoubleBufferCollectorMixin:
     """
 
     samples_np: Samples
-    sync: AttrDict | None
+    sync: Any
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)

@@ -10,7 +10,7 @@ into it (``agent.recv_shared_memory()``), while the workers wait between batches
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.samplers.async_.base import AsyncParallelSamplerMixin
@@ -20,11 +20,10 @@ from rlpyt.samplers.parallel.cpu.sampler import CpuSampler
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import Env
-    from rlpyt.protocols import Agent
     from rlpyt.samplers.base import CollectorClass, EvalCollectorClass
 
 
-class AsyncCpuSampler(AsyncParallelSamplerMixin, CpuSampler):
+class AsyncCpuSampler(AsyncParallelSamplerMixin, CpuSampler):  # type: ignore[misc]
     """Parallel CPU sampling in AsyncRl's sampler process (arguments: see CpuSampler).
 
     Defaults: ``CollectorCls=DbCpuResetCollector``, ``eval_CollectorCls=CpuEvalCollector``.
@@ -65,7 +64,7 @@ class AsyncCpuSampler(AsyncParallelSamplerMixin, CpuSampler):
             worker_timeout=worker_timeout,
         )
 
-    def _prepare_sampler_agent(self, agent: Agent) -> None:
+    def _prepare_sampler_agent(self, agent: Any) -> None:
         """The sampler's own shared model, read by the workers (CPU sampling only)."""
         if self.affinity.get("cuda_idx") is not None:
             raise ValueError(

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from rlpyt.samplers.base import CollectorClass, EvalCollectorClass
 
 
-class AsyncGpuSampler(AsyncParallelSamplerMixin, AsyncActionServer, GpuSampler):
+class AsyncGpuSampler(AsyncParallelSamplerMixin, AsyncActionServer, GpuSampler):  # type: ignore[misc]
     """GPU-style sampling in AsyncRl's sampler process (arguments: see ParallelSamplerBase).
 
     Defaults: ``CollectorCls=DbGpuResetCollector``, ``eval_CollectorCls=GpuEvalCollector``.

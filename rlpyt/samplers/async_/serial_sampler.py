@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from rlpyt.samplers.collections import Samples
 
 
-class AsyncSerialSampler(AsyncSamplerMixin, SerialSampler):
+class AsyncSerialSampler(AsyncSamplerMixin, SerialSampler):  # type: ignore[misc]
     """Serial sampling in AsyncRl's sampler process (arguments: see BaseSampler).
 
     Defaults: ``CollectorCls=DbCpuResetCollector``, ``eval_CollectorCls=SerialEvalCollector``.
@@ -81,6 +81,8 @@ class AsyncSerialSampler(AsyncSamplerMixin, SerialSampler):
         Args:
             affinity: ``master_cpus``, ``set_affinity``, ``master_torch_threads`` and
                 ``cuda_idx`` (the sampler's model on that GPU; None: CPU).
+            *args: Refused: the synchronous samplers' ``initialize(agent, ...)`` arguments.
+            **kwargs: Refused, likewise.
         """
         if args or kwargs:
             raise TypeError(
