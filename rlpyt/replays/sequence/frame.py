@@ -8,6 +8,8 @@ is rebuilt with the frames before each step's episode start zeroed, as AtariEnv 
 
 from __future__ import annotations
 
+from typing import Any
+
 from rlpyt.replays.async_ import AsyncReplayBufferMixin
 from rlpyt.replays.frame import FrameBufferMixin
 from rlpyt.replays.sequence.n_step import SequenceNStepReturnBuffer
@@ -20,7 +22,31 @@ from rlpyt.replays.sequence.uniform import UniformSequenceReplay
 
 
 class SequenceNStepFrameBuffer(FrameBufferMixin, SequenceNStepReturnBuffer):
-    """Sequence storage with one stored frame per step (keywords: ``SequenceNStepReturnBuffer``)."""
+    """Sequence storage with one stored frame per step.
+
+    Keywords: ``SequenceNStepReturnBuffer``; ``example.observation`` a ``[C, H, W]`` uint8
+    frame stack.
+    """
+
+    def __init__(
+        self,
+        example: Any,
+        size: int,
+        B: int,
+        rnn_state_interval: int,
+        batch_T: int,
+        discount: float = 1,
+        n_step_return: int = 1,
+    ) -> None:
+        super().__init__(
+            example=example,
+            size=size,
+            B=B,
+            rnn_state_interval=rnn_state_interval,
+            batch_T=batch_T,
+            discount=discount,
+            n_step_return=n_step_return,
+        )
 
 
 class UniformSequenceReplayFrameBuffer(UniformSequenceReplay, SequenceNStepFrameBuffer):
