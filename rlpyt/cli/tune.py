@@ -29,9 +29,10 @@ from typing import Any
 
 import click
 
-from rlpyt.cli.overrides import parse_assignments
-from rlpyt.cli.registry import ALGORITHMS, SAMPLERS, RunSpec, build_components, get_algorithm
-from rlpyt.utils.logging.context import logger_context
+from rlpyt.cli.options import AlgorithmType, run_options, spec_from_options
+from rlpyt.cli.registry import RunSpec, build_components
+from rlpyt.utils.logging.context import logger_context, record_params_section
+from rlpyt.utils.seed import make_seed
 
 DISCOUNTS = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999]
 
@@ -243,11 +244,16 @@ class TrialRunner:
             raise click.UsageError(f"Trial {trial.number}: {error}") from None
         runner = components.make_runner()
         last = math.nan
-        params = {**components.config, "cli": spec.to_dict()}
         name = spec.name or f"tune_{spec.algo}"
         with logger_context(
-            self.study_dir, trial.number, name, params, snapshot_mode="last", override_prefix=True
+            self.study_dir,
+            trial.number,
+            name,
+            components.config,
+            snapshot_mode="last",
+            override_prefix=True,
         ):
+            record_params_section("cli", spec.to_dict())  # as rlpyt train: playable
             rows = runner.iter_train()
             try:
                 for row in rows:
@@ -299,10 +305,11 @@ def _trial_line(study: Any, trial: Any) -> None:
     click.echo(f"Trial {trial.number} {state}{value}{at}: {trial.params}")
 
 
-def _study_dir(log_dir: str, algo: str, env: str | None) -> str:
+def _study_dir(algo: str, env: str | None) -> str:
+    """``runs/tune/<algo>_<env>_<yyyymmdd-HHMMSS>``: a new folder per study."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     env_name = (env or "default").replace("/", "_")
-    return os.path.join(log_dir, f"{algo}-{env_name}-{stamp}")
+    return os.path.join("runs", "tune", f"{algo}_{env_name}_{stamp}")
 
 
 def _space_for(algo: str, path: str | None) -> dict[str, Any]:
@@ -315,25 +322,42 @@ def _space_for(algo: str, path: str | None) -> dict[str, Any]:
     return SEARCH_SPACES[algo]
 
 
-@click.command()
-@click.argument("algo", type=click.Choice(list(ALGORITHMS), case_sensitive=False))
-@click.option("--env", default=None, help="Gymnasium env id or Atari game (default: the config's).")
+TUNE_HELP = """Search ALGO's hyperparameters on an env with Optuna, pruning unpromising trials.
+
+Each trial is one run (a run folder under --log-dir, playable with `rlpyt play`) with values
+drawn from the search space; every log row reports --metric at its env step, and the median
+pruner stops a trial whose best value so far is below the median of the finished trials at
+that step. All trials use the same --seed, so they differ only by their values. The best
+values are printed and saved to --out, for `rlpyt train ALGO --env ID --config-file FILE`.
+
+\b
+Search space: the algorithm's default (SEARCH_SPACES in rlpyt/cli/tune.py), or a JSON/YAML
+file of dotted keys, each a range, a list of choices or a fixed value:
+  {"algo.learning_rate": {"low": 1e-5, "high": 1e-2, "log": true},
+   "algo.epochs": {"low": 1, "high": 20},
+   "model.hidden_sizes": {"choices": [[64, 64], [256, 256]]},
+   "algo.discount": 0.99}
+
+\b
+Example:
+  rlpyt tune ppo --env CartPole-v1 --trials 20 --steps 50000 --out best.json
+  rlpyt train ppo --env CartPole-v1 --config-file best.json
+"""
+
+
+@click.command(help=TUNE_HELP, short_help="Search hyperparameters with Optuna (pruning).")
+@click.argument("algo", type=AlgorithmType())
+@run_options
 @click.option(
-    "--trials", default=20, show_default=True, type=click.IntRange(min=1), help="Trials to run."
-)
-@click.option(
-    "--steps",
-    default=None,
+    "--trials",
+    default=20,
+    show_default=True,
     type=click.IntRange(min=1),
-    help="Env steps per trial (default: config's).",
-)
-@click.option("--sampler", default="serial", show_default=True, type=click.Choice(list(SAMPLERS)))
-@click.option(
-    "--n-workers", default=None, type=click.IntRange(min=1), help="Parallel sampler workers."
+    help="Trials (runs) in the study.",
 )
 @click.option(
     "--search-space",
-    type=click.Path(dir_okay=False),
+    type=click.Path(exists=True, dir_okay=False),
     default=None,
     help="JSON/YAML file replacing the algorithm's default search space.",
 )
@@ -342,14 +366,14 @@ def _space_for(algo: str, path: str | None) -> dict[str, Any]:
     type=click.Choice(["median", "none"]),
     default="median",
     show_default=True,
-    help="median: stop a trial below the median of earlier trials at the same step.",
+    help="median: stop a trial below the median of finished trials at a step.",
 )
 @click.option(
     "--startup-trials",
     default=5,
     show_default=True,
     type=click.IntRange(min=0),
-    help="Trials that run to the end before the median pruner prunes.",
+    help="Trials that must finish before the median pruner prunes any.",
 )
 @click.option(
     "--warmup-steps",
@@ -359,91 +383,51 @@ def _space_for(algo: str, path: str | None) -> dict[str, Any]:
     help="Env steps of each trial before the pruner judges it.",
 )
 @click.option(
-    "--metric", default="ReturnAverage", show_default=True, help="Progress column to maximize."
-)
-@click.option(
-    "--set", "assignments", multiple=True, metavar="KEY=VALUE", help="Fixed override (repeatable)."
-)
-@click.option(
-    "--log-interval-steps",
-    default=None,
-    type=click.IntRange(min=1),
-    help="Env steps between reports.",
-)
-@click.option(
-    "--eval-episodes",
-    default=None,
-    type=click.IntRange(min=0),
-    help="Evaluation episodes per log row.",
-)
-@click.option(
-    "--seed",
-    default=0,
+    "--metric",
+    default="ReturnAverage",
     show_default=True,
-    type=int,
-    help="Seed of every trial's run and of the sampler of values.",
+    help="Progress column reported and maximized (e.g. GameScoreAverage on Atari).",
 )
 @click.option(
-    "--log-dir", default="runs/tune", show_default=True, help="Folder for the study's run folders."
+    "--log-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder of the study's run folders. Default: runs/tune/<algo>_<env>_<time>.",
 )
 @click.option(
     "--out",
     default="best.json",
     show_default=True,
     type=click.Path(dir_okay=False),
-    help="Best values, for rlpyt train --config-file (.json, .yaml).",
+    help="File for the best values (.json, or .yaml), for rlpyt train --config-file.",
 )
 def tune(
     algo: str,
-    env: str | None,
     trials: int,
-    steps: int | None,
-    sampler: str,
-    n_workers: int | None,
     search_space: str | None,
     pruner: str,
     startup_trials: int,
     warmup_steps: int,
     metric: str,
-    assignments: tuple[str, ...],
-    log_interval_steps: int | None,
-    eval_episodes: int | None,
-    seed: int,
-    log_dir: str,
+    log_dir: str | None,
     out: str,
+    **options: Any,
 ) -> None:
-    """Search ALGO's hyperparameters on an env with Optuna, pruning unpromising trials.
-
-    Each trial is one run (a run folder under --log-dir); the best values are printed and
-    saved to --out, ready for `rlpyt train ALGO --env ID --config-file best.json`.
-    """
+    """See TUNE_HELP (click shows it)."""  # noqa: D401
     optuna = _optuna()
-    algo = get_algorithm(algo).name
     space = _space_for(algo, search_space)
-    try:
-        fixed = parse_assignments(assignments)
-    except ValueError as error:
-        raise click.BadParameter(str(error), param_hint="--set") from None
-    base = RunSpec(
-        algo=algo,
-        env=env,
-        sampler=sampler,
-        n_workers=n_workers,
-        steps=steps,
-        seed=seed,
-        overrides=fixed,
-        eval_episodes=eval_episodes,
-        log_interval_steps=log_interval_steps,
-    )
-    study_dir = _study_dir(log_dir, algo, env)
+    base = spec_from_options(algo, **options)
+    if base.seed is None:
+        base.seed = make_seed()
+    study_dir = os.path.abspath(log_dir or _study_dir(algo, base.env))
     objective = TrialRunner(base, space, metric, study_dir)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(
         direction="maximize",
-        sampler=optuna.samplers.TPESampler(seed=seed),
+        sampler=optuna.samplers.TPESampler(seed=base.seed),
         pruner=make_pruner(pruner, startup_trials, warmup_steps),
     )
-    click.echo(f"Tuning {algo} over {sorted(space)}; runs in {study_dir}.")
+    click.echo(f"Tuning {algo} (seed {base.seed}) over {sorted(space)}; runs in {study_dir}.")
     study.optimize(objective, n_trials=trials, callbacks=[_trial_line])
     _report(study, out)
 
