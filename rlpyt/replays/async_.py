@@ -78,10 +78,12 @@ class AsyncReplayBufferMixin:
         with self.rw_lock:
             return super().sample_batch(batch_B)  # type: ignore[misc]
 
-    def update_batch_priorities(self, priorities: Any) -> None:
-        """The replay's ``update_batch_priorities`` under the write lock (prioritized only)."""
-        with self.rw_lock.write_lock:
-            super().update_batch_priorities(priorities)  # type: ignore[misc]
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Prioritized replays get update_batch_priorities under the write lock; uniform ones
+        # get none (algorithms tell a prioritized replay class by that method).
+        super().__init_subclass__(**kwargs)
+        if hasattr(cls, "update_batch_priorities"):
+            cls.update_batch_priorities = _locked_update_batch_priorities  # type: ignore[attr-defined]
 
     def state_dict(self) -> dict[str, Any]:
         """The replay's ``state_dict`` under the read lock (a consistent copy)."""
@@ -104,3 +106,9 @@ class AsyncReplayBufferMixin:
         seed = [int(self.rng.integers(2**62)), pid]
         self.rng.bit_generator.state = type(self.rng.bit_generator)(seed).state
         self._rng_pid = pid
+
+
+def _locked_update_batch_priorities(self: Any, priorities: Any) -> None:
+    """The replay's ``update_batch_priorities`` under the write lock."""
+    with self.rw_lock.write_lock:
+        super(AsyncReplayBufferMixin, self).update_batch_priorities(priorities)
