@@ -3,13 +3,23 @@
 from setuptools import find_packages, setup
 
 EXTRAS = {
-    "test": ["pytest>=8", "pytest-timeout>=2.3", "tensorboard>=2.14", "submitit>=1.5"],
+    # The CLI tests run `rlpyt tune` and `rlpyt play --video`, so the test install has both extras.
+    "test": [
+        "pytest>=8",
+        "pytest-timeout>=2.3",
+        "tensorboard>=2.14",
+        "submitit>=1.5",
+        "optuna>=4",
+        "moviepy>=2",
+    ],
     "dev": ["ruff>=0.6", "mypy>=1.10"],
     "tensorboard": ["tensorboard>=2.14"],
     "mujoco": ["gymnasium[mujoco]>=1.0"],
     "plot": ["matplotlib>=3.7"],
     "ray": ["ray[tune]>=2.9"],
     "slurm": ["submitit>=1.5"],
+    "tune": ["optuna>=4"],  # rlpyt tune
+    "video": ["moviepy>=2"],  # rlpyt play --video (gymnasium's RecordVideo writes with moviepy)
 }
 EXTRAS["all"] = sorted({req for reqs in EXTRAS.values() for req in reqs})
 # Peers measured by benchmarks/ only (not part of "all": envpool has no wheels on some platforms).
@@ -30,7 +40,11 @@ setup(
         "gymnasium>=1.0",
         "ale-py>=0.10",
         "psutil>=5.9",
+        "click>=8.1",  # the rlpyt command line
+        "tqdm>=4.60",  # the training progress bar
+        "pyyaml>=6",  # rlpyt sweep files, --config-file
     ],
+    entry_points={"console_scripts": ["rlpyt=rlpyt.cli.main:main"]},
     extras_require=EXTRAS,
     classifiers=[
         "Programming Language :: Python :: 3",

@@ -1,0 +1,113 @@
+"""Command-line options shared by ``rlpyt train``, ``sweep`` and ``tune``.
+
+Box: command line. :func:`run_options` adds the options that describe one run (env, sampler,
+steps, seed, ``--set``, config, evaluation) to a click command; :func:`spec_from_options`
+turns their values into a :class:`~rlpyt.cli.registry.RunSpec`. :class:`AlgorithmType` is the
+``ALGO`` argument: the registered names, with the closest one suggested on a typo.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from rlpyt.cli.overrides import parse_assignments
+from rlpyt.cli.registry import ALGORITHMS, SAMPLERS, RunSpec
+
+
+class AlgorithmType(click.Choice):
+    """The ``ALGO`` argument: one of :data:`~rlpyt.cli.registry.ALGORITHMS`."""
+
+    name = "algorithm"
+
+    def __init__(self) -> None:
+        super().__init__(list(ALGORITHMS), case_sensitive=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The lower-case name; an unknown one fails naming the closest and all of them."""
+        if isinstance(value, str) and value.lower() in ALGORITHMS:
+            return value.lower()
+        close = difflib.get_close_matches(str(value).lower(), list(ALGORITHMS), n=1, cutoff=0.4)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        self.fail(
+            f"unknown algorithm {value!r}.{hint} Choose one of: {', '.join(ALGORITHMS)}.",
+            param,
+            ctx,
+        )
+
+
+def algorithms_help() -> str:
+    """One line per algorithm: name, summary and the env kinds it runs on (for ``--help``)."""
+    width = max(len(name) for name in ALGORITHMS)
+    return "\n".join(
+        f"  {name:<{width}}  {entry.summary} [{', '.join(entry.agents)}]"
+        for name, entry in ALGORITHMS.items()
+    )
+
+
+def _set_callback(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict:
+    try:
+        return parse_assignments(values)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+
+
+RUN_OPTIONS: list[Callable[[Callable], Callable]] = [
+    click.option("--env", "env", metavar="ID", default=None,
+                 help="Gymnasium env id (CartPole-v1, Pendulum-v1, HalfCheetah-v5) or Atari game "
+                      "(pong, ALE/Pong-v5). Default: the env of the algorithm's default config."),
+    click.option("--sampler", type=click.Choice(list(SAMPLERS)), default="serial",
+                 show_default=True,
+                 help="serial: one process; cpu: worker processes step envs and run the agent; "
+                      "gpu: workers step envs, the agent runs batched in the main process; "
+                      "alternating: gpu with two worker groups that overlap."),
+    click.option("--n-workers", type=click.IntRange(min=1), default=None,
+                 help="Worker processes of a parallel sampler. Default: one per allowed CPU "
+                      "(at most one per env)."),
+    click.option("--steps", type=click.IntRange(min=1), default=None,
+                 help="Env steps to train. Default: the config's runner.n_steps."),
+    click.option("--seed", type=int, default=None,
+                 help="Global seed. Default: random (recorded in params.json)."),
+    click.option("--set", "overrides", multiple=True, metavar="SECTION.KEY=VALUE",
+                 callback=_set_callback,
+                 help="Override one config entry, e.g. --set algo.learning_rate=3e-4 --set "
+                      "model.hidden_sizes=[32,32] (repeatable; values are Python literals). "
+                      "Unknown keys fail with the list of valid keys."),
+    click.option("--config", "config", metavar="[MODULE:]KEY", default=None,
+                 help="Start from another config of rlpyt/experiments/configs, e.g. "
+                      "atari.dqn.atari_dqn:double, or a KEY of the default config's module."),
+    click.option("--config-file", type=click.Path(exists=True, dir_okay=False), default=None,
+                 help="JSON or YAML merged onto the config: nested sections, or dotted keys "
+                      "as `rlpyt tune` writes them."),
+    click.option("--eval-episodes", type=click.IntRange(min=0), default=None,
+                 help="Evaluation episodes at every log point (0: none, log the training "
+                      "episodes). Default: as the config says (the replay algorithms evaluate)."),
+    click.option("--log-interval", "log_interval_steps", type=click.IntRange(min=1),
+                 default=None,
+                 help="Env steps between log rows. Default: the config's "
+                      "runner.log_interval_steps."),
+]  # fmt: skip
+
+
+def run_options(command: Callable) -> Callable:
+    """Decorate a click command with :data:`RUN_OPTIONS` (in that order in ``--help``)."""
+    for option in reversed(RUN_OPTIONS):
+        command = option(command)
+    return command
+
+
+def spec_from_options(algo: str, **options: Any) -> RunSpec:
+    """A RunSpec from the values of :data:`RUN_OPTIONS` (and any other RunSpec fields given).
+
+    Args:
+        algo: The algorithm name.
+        **options: Option values by parameter name; those that are not RunSpec fields, or
+            None (not given), are left out.
+    """
+    names = set(RunSpec.__dataclass_fields__)
+    fields = {k: v for k, v in options.items() if k in names and v is not None}
+    fields["overrides"] = dict(fields.get("overrides") or {})
+    return RunSpec(algo=algo, **fields)

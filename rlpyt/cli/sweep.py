@@ -1,0 +1,296 @@
+"""``rlpyt sweep``: a grid of settings x seeds, run on this machine's cores, Slurm or Ray.
+
+Box: command line, on top of the launching box. The grid (``--grid key=v1,v2`` or a YAML file)
+becomes ``VariantLevel`` s crossed by ``make_variants``; ``run_experiments`` (or its submitit /
+Ray twins) starts :mod:`rlpyt.cli.sweep_run` once per setting and seed, per rlpyt's train-script
+contract, with the run's :class:`~rlpyt.cli.registry.RunSpec` as the config argument. Every
+setting is composed once before anything starts, so a bad key fails at once.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from typing import Any
+
+import click
+
+from rlpyt.cli.options import AlgorithmType, run_options, spec_from_options
+from rlpyt.cli.overrides import parse_value
+from rlpyt.cli.registry import RunSpec, build_components
+
+LAUNCHERS = ("local", "submitit", "ray")
+
+# Keys a sweep file may hold; each matches the command-line option of the same name.
+FILE_KEYS = frozenset(
+    {"algo", "env", "sampler", "n_workers", "steps", "seed", "config", "config_file", "seeds"}
+    | {"target_reward", "eval_episodes", "log_interval_steps", "title", "set", "grid"}
+)
+
+
+def parse_grid_option(text: str) -> tuple[str, list[Any]]:
+    """``"algo.learning_rate=3e-4,1e-3"`` -> ``("algo.learning_rate", [0.0003, 0.001])``.
+
+    Values are Python literals separated by commas (``model.hidden_sizes=[32,32],[64,64]``
+    gives two lists); text that is no literal stays a string.
+
+    Raises:
+        ValueError: no ``section.key=`` before the values, or no value.
+    """
+    key, sep, values = text.partition("=")
+    key = key.strip()
+    if not sep or "." not in key or not values.strip():
+        raise ValueError(
+            f"--grid {text!r} is not of the form section.key=v1,v2,...; write e.g. "
+            "--grid algo.learning_rate=3e-4,1e-3."
+        )
+    try:
+        parsed = ast.literal_eval(f"[{values}]")
+    except (ValueError, SyntaxError):
+        parsed = [parse_value(value) for value in values.split(",")]
+    return key, list(parsed)
+
+
+def load_sweep_file(path: str) -> dict[str, Any]:
+    """A sweep YAML (or JSON) file as a dict; unknown keys fail with the valid ones.
+
+    Example::
+
+        algo: ppo
+        env: CartPole-v1
+        steps: 20000
+        seeds: 2
+        set: {algo.epochs: 4}
+        grid:
+          algo.learning_rate: [3.0e-4, 1.0e-3]
+    """
+    import yaml  # noqa: PLC0415 (JSON is YAML too)
+
+    with open(path, encoding="utf-8") as f:
+        data = yaml.safe_load(f) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"Sweep file {path!r} must hold a mapping, not {type(data).__name__}.")
+    unknown = sorted(set(data) - FILE_KEYS)
+    if unknown:
+        raise ValueError(
+            f"Sweep file {path!r}: unknown keys {unknown}; valid keys: {sorted(FILE_KEYS)}."
+        )
+    for section in ("set", "grid"):
+        if not isinstance(data.get(section, {}), dict):
+            raise ValueError(f"Sweep file {path!r}: {section!r} must map section.key to values.")
+    return data
+
+
+def make_grid(grid: dict[str, list[Any]]) -> tuple[list[dict], list[str]]:
+    """Variants (nested override dicts) and their folders: every combination of the grid.
+
+    An empty grid gives one setting with no overrides, in the folder ``default``.
+    """
+    from rlpyt.utils.launching.variant import VariantLevel, make_variants  # noqa: PLC0415
+
+    if not grid:
+        return [{}], ["default"]
+    levels = [
+        VariantLevel(
+            keys=[tuple(key.split("."))],
+            values=[(value,) for value in values],
+            dir_names=[_dir_name(key, value) for value in values],
+        )
+        for key, values in grid.items()
+    ]
+    return make_variants(*levels)
+
+
+def _dir_name(key: str, value: Any) -> str:
+    text = f"{key.rsplit('.', 1)[-1]}_{value}"
+    return re.sub(r"[^A-Za-z0-9_.=+-]+", "", text.replace(" ", "").replace(",", "-"))
+
+
+def flatten_variant(variant: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"algo": {"learning_rate": 1e-3}}`` -> ``{"algo.learning_rate": 1e-3}``."""
+    flat: dict[str, Any] = {}
+    for key, value in variant.items():
+        if isinstance(value, dict):
+            flat.update(flatten_variant(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+SWEEP_HELP = """Run ALGO over a grid of settings, several seeds each, as one sweep folder.
+
+Every combination of the --grid values is one setting (a folder named after its values, e.g.
+learning_rate_0.001/) with --seeds runs inside (run_0, run_1, ...; run N uses seed --seed + N
+when --seed is given). Runs share this machine's cores through rlpyt's run_experiments, or
+go to Slurm (--launcher submitit) or Ray (--launcher ray). Plot the result with `rlpyt plot`.
+
+\b
+Examples:
+  rlpyt sweep ppo --env CartPole-v1 --grid algo.learning_rate=3e-4,1e-3 --seeds 2 --steps 50000
+  rlpyt sweep --file sweep.yaml
+\b
+A sweep file (YAML) takes the same names:
+  algo: ppo
+  env: CartPole-v1
+  steps: 50000
+  seeds: 2
+  set: {algo.epochs: 4}
+  grid: {algo.learning_rate: [3.0e-4, 1.0e-3], sampler.batch_B: [4, 8]}
+"""
+
+
+@click.command(help=SWEEP_HELP, short_help="Run a grid of settings x seeds.")
+@click.argument("algo", type=AlgorithmType(), required=False)
+@run_options
+@click.option(
+    "--grid",
+    "grids",
+    multiple=True,
+    metavar="SECTION.KEY=V1,V2,...",
+    help="One axis of the grid (repeatable; axes are crossed).",
+)
+@click.option(
+    "--seeds",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Runs (seeds) per setting.  [default: 1]",
+)
+@click.option(
+    "--file",
+    "sweep_file",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="YAML sweep file; command-line options override its entries.",
+)
+@click.option(
+    "--target-reward",
+    type=float,
+    default=None,
+    help="Each run stops once its trailing average return reaches this.",
+)
+@click.option("--title", default=None, help="Sweep folder name. Default: <algo>_<env>.")
+@click.option(
+    "--root-log-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Root of the sweep folder <root>/local/<date>/<time>/<title>. Default: ./data.",
+)
+@click.option(
+    "--cores",
+    type=click.IntRange(min=1),
+    default=None,
+    help="CPU cores the local sweep may use. Default: all allowed.",
+)
+@click.option(
+    "--launcher",
+    type=click.Choice(LAUNCHERS),
+    default="local",
+    show_default=True,
+    help="local: this machine; submitit: Slurm jobs (slurm extra); ray: Ray Tune "
+    "trials (ray extra).",
+)
+@click.option(
+    "--cluster",
+    default=None,
+    help="submitit's cluster (slurm, local, debug). Default: what submitit finds.",
+)
+@click.option("--dry-run", is_flag=True, help="Compose every setting, print them, run nothing.")
+def sweep(
+    algo: str | None,
+    grids: tuple[str, ...],
+    sweep_file: str | None,
+    title: str | None,
+    root_log_dir: str | None,
+    cores: int | None,
+    launcher: str,
+    cluster: str | None,
+    dry_run: bool,
+    **options: Any,
+) -> None:
+    """See SWEEP_HELP (click shows it)."""  # noqa: D401
+    spec, grid, seeds = _sweep_spec(algo, grids, sweep_file, options)
+    variants, log_dirs = make_grid(grid)
+    for variant, log_dir in zip(variants, log_dirs, strict=True):
+        _check_setting(spec, variant, log_dir)
+    title = title or options.get("title") or f"{spec.algo}_{(spec.env or 'default')}"
+    title = title.replace("/", "_")
+    click.echo(f"{len(variants)} settings x {seeds} seeds: {', '.join(log_dirs)}")
+    if dry_run:
+        return
+    from rlpyt.cli import sweep_run  # noqa: PLC0415
+
+    args = dict(
+        script=os.path.abspath(sweep_run.__file__),
+        experiment_title=title,
+        runs_per_setting=seeds,
+        variants=variants,
+        log_dirs=log_dirs,
+        common_args=(sweep_run.encode_spec(spec),),
+        root_log_dir=None if root_log_dir is None else os.path.abspath(root_log_dir),
+    )
+    exp_dir, failed = _launch(launcher, args, spec, cores, cluster)
+    click.echo(f"Sweep folder: {exp_dir}\n  plot it: rlpyt plot {exp_dir}")
+    if failed:
+        raise click.ClickException(f"{failed} runs failed; their console.log files say why.")
+
+
+def _sweep_spec(
+    algo: str | None, grids: tuple[str, ...], sweep_file: str | None, options: dict[str, Any]
+) -> tuple[RunSpec, dict[str, list[Any]], int]:
+    """The common RunSpec, the grid and the seeds per setting, from the file and options."""
+    try:
+        data = load_sweep_file(sweep_file) if sweep_file else {}
+        grid = {key: list(values) for key, values in data.get("grid", {}).items()}
+        grid.update(parse_grid_option(text) for text in grids)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    algo = algo or data.get("algo")
+    if algo is None:
+        raise click.UsageError("Missing argument 'ALGO' (or an 'algo' entry in the --file).")
+    merged = {k: v for k, v in data.items() if k not in ("set", "grid", "seeds", "algo")}
+    merged.update({k: v for k, v in options.items() if v is not None and k != "overrides"})
+    merged["overrides"] = {**data.get("set", {}), **options.get("overrides", {})}
+    spec = spec_from_options(str(AlgorithmType().convert(algo, None, None)), **merged)
+    seeds = options.get("seeds") or data.get("seeds") or 1
+    return spec, grid, int(seeds)
+
+
+def _check_setting(spec: RunSpec, variant: dict[str, Any], log_dir: str) -> None:
+    trial = RunSpec.from_dict(spec.to_dict())
+    trial.overrides.update(flatten_variant(variant))
+    try:
+        build_components(trial)
+    except ValueError as exc:
+        raise click.UsageError(f"Setting {log_dir}: {exc}") from None
+
+
+def _launch(
+    launcher: str, args: dict[str, Any], spec: RunSpec, cores: int | None, cluster: str | None
+) -> tuple[str, int]:
+    """Start the sweep; returns its folder and the number of failed runs."""
+    cpu_per_run = spec.n_workers or 1
+    if launcher == "submitit":
+        from rlpyt.utils.launching.cluster import run_experiments_submitit  # noqa: PLC0415
+
+        cluster_sweep = run_experiments_submitit(**args, cpus_per_run=cpu_per_run, cluster=cluster)
+        return cluster_sweep.exp_dir, len(cluster_sweep.wait())
+    if launcher == "ray":
+        from rlpyt.utils.launching.cluster import run_experiments_ray  # noqa: PLC0415
+
+        cluster_sweep = run_experiments_ray(**args, cpus_per_run=cpu_per_run)
+        return cluster_sweep.exp_dir, len(cluster_sweep.failed)
+    from rlpyt.utils.launching.affinity import encode_affinity  # noqa: PLC0415
+    from rlpyt.utils.launching.cpus import allowed_cpus  # noqa: PLC0415
+    from rlpyt.utils.launching.exp_launcher import run_experiments  # noqa: PLC0415
+
+    n_cpu = cores or len(allowed_cpus())
+    affinity_code = encode_affinity(
+        n_cpu_core=max(n_cpu, cpu_per_run),
+        cpu_per_run=cpu_per_run,
+        hyperthread_offset=0,
+        n_socket=1,
+        alternating=spec.sampler == "alternating",
+    )
+    summary = run_experiments(affinity_code=affinity_code, **args)
+    return summary.exp_dir, len(summary.failed)

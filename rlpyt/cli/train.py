@@ -1,0 +1,235 @@
+"""``rlpyt train``: one training run from the command line, and resuming one.
+
+Box: command line. The command turns its options into a :class:`~rlpyt.cli.registry.RunSpec`;
+:func:`run_training` composes the run with :func:`~rlpyt.cli.registry.build_components` and
+trains it inside ``logger_context`` exactly as a train script would, recording the spec under
+``"cli"`` in params.json (``rlpyt play`` and ``--resume`` rebuild the run from it). ``rlpyt
+sweep`` runs :func:`run_training` in each of its runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+
+import click
+
+from rlpyt.cli.options import AlgorithmType, algorithms_help, run_options, spec_from_options
+from rlpyt.cli.registry import Components, RunSpec, build_components
+
+SNAPSHOT_MODES = ("last", "all", "none")
+RUN_FOLDER = re.compile(r"^run_(\d+)$")
+
+
+def run_training(
+    spec: RunSpec,
+    *,
+    resume: bool = False,
+    affinity: dict | None = None,
+    snapshot_mode: str = "last",
+    components: Components | None = None,
+) -> tuple[str, dict[str, Any] | None]:
+    """Compose and train the run ``spec`` describes; returns ``(run folder, last row)``.
+
+    Args:
+        spec: The run; ``spec.log_dir`` holds the run folder ``run_<spec.run_ID>``.
+        resume: Continue the run in that folder from its newest snapshot.
+        affinity: The runner's affinity (a sweep's run slot); None: the spec's.
+        snapshot_mode: ``logger_context``'s snapshot mode.
+        components: ``build_components(spec)`` when the caller made it already.
+
+    Raises:
+        ValueError: the spec names something that does not exist (see ``build_components``).
+    """
+    from rlpyt.utils.logging.context import (  # noqa: PLC0415 (CLI start-up stays quick)
+        logger_context,
+        record_params_section,
+    )
+
+    if components is None:
+        components = build_components(spec)
+    if affinity is not None:
+        components.runner_kwargs["affinity"] = affinity
+    runner = components.make_runner()
+    env = components.env_kwargs
+    name = spec.name or str(env.get("id", env.get("game")))
+    row = None
+    with logger_context(
+        spec.log_dir,
+        spec.run_ID,
+        name,
+        components.config,
+        snapshot_mode,
+        use_summary_writer=spec.tensorboard,
+        resume=resume,
+    ) as run_dir:
+        record_params_section("cli", spec.to_dict())
+        for logged in runner.iter_train(resume_from=True if resume else None):
+            row = logged
+    return run_dir, row
+
+
+def default_log_dir(algo: str, env: str | None) -> str:
+    """``runs/<algo>_<env>`` (``/`` in the env id becomes ``_``) under the working directory."""
+    slug = (env or "default").replace("/", "_")
+    return os.path.abspath(os.path.join("runs", f"{algo}_{slug}"))
+
+
+def next_run_id(log_dir: str) -> int:
+    """One more than the largest ``run_<N>`` in ``log_dir`` (0 when there is none)."""
+    if not os.path.isdir(log_dir):
+        return 0
+    taken = [int(m.group(1)) for name in os.listdir(log_dir) if (m := RUN_FOLDER.match(name))]
+    return max(taken, default=-1) + 1
+
+
+def resume_spec(run_dir: str) -> RunSpec:
+    """The RunSpec ``rlpyt train`` recorded in ``run_dir``, pointed at that folder.
+
+    Raises:
+        click.ClickException: not a run folder of ``rlpyt train``, or no snapshot in it;
+            the message says what to do instead.
+    """
+    from rlpyt.runners.snapshot import find_snapshot  # noqa: PLC0415
+
+    run_dir = os.path.abspath(run_dir)
+    params_path = os.path.join(run_dir, "params.json")
+    match = RUN_FOLDER.match(os.path.basename(run_dir))
+    if not os.path.isfile(params_path) or match is None:
+        raise click.ClickException(
+            f"{run_dir} is not a run folder (a run_<N> folder with params.json). Pass the run "
+            "folder `rlpyt train` printed, e.g. runs/ppo_CartPole-v1/run_0."
+        )
+    with open(params_path, encoding="utf-8") as f:
+        params = json.load(f)
+    if "cli" not in params:
+        raise click.ClickException(
+            f"{run_dir} was not made by `rlpyt train` (params.json has no 'cli' section). "
+            "Resume it with the script that made it: logger_context(..., resume=True) and "
+            "runner.train(resume_from=True)."
+        )
+    try:
+        find_snapshot(run_dir)
+    except FileNotFoundError:
+        raise click.ClickException(
+            f"No snapshot in {run_dir} (params.pkl or itr_<N>.pkl), so there is nothing to "
+            "resume: the run used --snapshot-mode none or stopped before its first log point. "
+            "Start it again with `rlpyt train`."
+        ) from None
+    spec = RunSpec.from_dict(params["cli"])
+    spec.log_dir, spec.run_ID = os.path.dirname(run_dir), int(match.group(1))
+    return spec
+
+
+TRAIN_HELP = f"""Train ALGO on an env: one run folder with progress.csv, params.json, snapshots.
+
+\b
+Algorithms [env kinds they run on]:
+{algorithms_help()}
+
+The run starts from the algorithm's tuned config for the kind of env (CartPole, Pendulum,
+MuJoCo, Atari; see --show-config), changed by --config, --config-file and --set. It stops
+early once the trailing average return (ReturnAverage) reaches --target-reward.
+
+\b
+Examples:
+  rlpyt train ppo --env CartPole-v1 --target-reward 475
+  rlpyt train sac --env Pendulum-v1 --steps 20000 --set algo.learning_rate=3e-4
+  rlpyt train dqn --env pong --sampler cpu --n-workers 4 --config atari.dqn.atari_dqn:double
+  rlpyt train --resume runs/ppo_CartPole-v1/run_0 --steps 200000
+"""
+
+
+@click.command(help=TRAIN_HELP, short_help="Train an algorithm on an env (one run).")
+@click.argument("algo", type=AlgorithmType(), required=False)
+@run_options
+@click.option(
+    "--target-reward",
+    type=float,
+    default=None,
+    help="Stop once the trailing average return (ReturnAverage) reaches this.",
+)
+@click.option(
+    "--log-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Folder for the run folder run_<ID>. Default: runs/<algo>_<env>.",
+)
+@click.option(
+    "--run-id",
+    "run_ID",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Run number (folder run_<ID>). Default: the next free one.",
+)
+@click.option("--name", default=None, help="Experiment name in the logs. Default: the env.")
+@click.option("--tensorboard", is_flag=True, help="Also write TensorBoard event files.")
+@click.option(
+    "--snapshot-mode",
+    type=click.Choice(SNAPSHOT_MODES),
+    default="last",
+    show_default=True,
+    help="Snapshots kept: the newest (resumable, playable), every log point, none.",
+)
+@click.option(
+    "--resume",
+    "resume_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    metavar="RUN_DIR",
+    help="Continue the run in RUN_DIR from its newest snapshot with its recorded "
+    "settings (--steps and --target-reward may change; other options are ignored).",
+)
+@click.option(
+    "--show-config",
+    is_flag=True,
+    help="Print the composed config (after --config and --set) and exit.",
+)
+def train(
+    algo: str | None,
+    resume_dir: str | None,
+    show_config: bool,
+    snapshot_mode: str,
+    **options: Any,
+) -> None:
+    """See TRAIN_HELP (click shows it)."""  # noqa: D401
+    if resume_dir is not None:
+        spec = resume_spec(resume_dir)
+        for key in ("steps", "target_reward"):
+            if options[key] is not None:
+                setattr(spec, key, options[key])
+    elif algo is None:
+        raise click.UsageError("Missing argument 'ALGO' (or pass --resume RUN_DIR).")
+    else:
+        spec = spec_from_options(algo, **options)
+        spec.log_dir = options["log_dir"] or default_log_dir(algo, spec.env)
+        spec.log_dir = os.path.abspath(spec.log_dir)
+    components = _compose(spec)
+    if show_config:
+        click.echo(json.dumps(components.config, indent=2))
+        return
+    if resume_dir is None and options["run_ID"] is None:
+        spec.run_ID = next_run_id(spec.log_dir)
+    run_dir, row = run_training(
+        spec, resume=resume_dir is not None, snapshot_mode=snapshot_mode, components=components
+    )
+    _report(run_dir, row)
+
+
+def _compose(spec: RunSpec) -> Any:
+    try:
+        return build_components(spec)
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def _report(run_dir: str, row: dict | None) -> None:
+    value = None if row is None else row.get("ReturnAverage")
+    if value is not None:
+        click.echo(f"Last ReturnAverage: {value:.4g}")
+    click.echo(f"Run folder: {run_dir}")
+    click.echo(f"  watch the curve:  rlpyt plot {run_dir}")
+    click.echo(f"  play the agent:   rlpyt play {run_dir} --episodes 5")
+    click.echo(f"  train further:    rlpyt train --resume {run_dir} --steps N")
