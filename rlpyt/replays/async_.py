@@ -82,7 +82,7 @@ class AsyncReplayBufferMixin:
         # Prioritized replays get update_batch_priorities under the write lock; uniform ones
         # get none (algorithms tell a prioritized replay class by that method).
         super().__init_subclass__(**kwargs)
-        if hasattr(cls, "update_batch_priorities"):
+        if hasattr(cls, "update_batch_priorities") and "update_batch_priorities" not in vars(cls):
             cls.update_batch_priorities = _locked_update_batch_priorities  # type: ignore[attr-defined]
 
     def state_dict(self) -> dict[str, Any]:
