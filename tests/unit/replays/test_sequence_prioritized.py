@@ -2,12 +2,15 @@
 be sampled; input priorities raised to alpha (rlpyt bug 14) and shifted; importance weights and
 priority updates against naive computations; the batch fields match the uniform buffer's."""
 
+import multiprocessing as mp
+
 import numpy as np
 import pytest
 import torch
 
 from rlpyt.replays.sequence.prioritized import (
     AsyncPrioritizedSequenceReplayBuffer,
+    AsyncSequenceSumTree,
     PrioritizedSequenceReplayBuffer,
     SamplesToBufferPri,
 )
@@ -105,15 +108,34 @@ def test_draws_follow_priorities():
     assert abs(share - expected) < 0.05
 
 
-def test_async_buffer_samples_in_process():
-    stream = SeqStream(2, seed=3)
-    replay = AsyncPrioritizedSequenceReplayBuffer(
-        example=stream.example(), size=60, B=2, rnn_state_interval=2, batch_T=4,
-        n_step_return=2, input_priorities=True,
+def _append_chunks(replay, seed, n_chunks):
+    """A memory copier: append ``n_chunks`` chunks of a seeded stream with input priorities."""
+    stream = SeqStream(2, seed=seed)
+    for i in range(n_chunks):
+        samples, _ = stream.chunk(5)  # rows not aligned to k: 2 or 3 stored-state rows
+        n_states = len([a for a in range(5 * i, 5 * i + 5) if a % 2 == 0])
+        priorities = np.arange(1, 1 + 2 * n_states, dtype=float).reshape(n_states, 2) + i
+        replay.append_samples(SamplesToBufferPri(samples, priorities))
+
+
+def test_async_buffer_written_by_another_process_equals_a_serial_one():
+    kwargs = dict(
+        example=SeqStream(2, seed=3).example(), size=60, B=2, rnn_state_interval=2, batch_T=4,
+        n_step_return=2, alpha=0.5, input_priorities=True, input_priority_shift=1,
     )  # fmt: skip
-    for _ in range(10):
-        samples, _ = stream.chunk(4)
-        replay.append_samples(SamplesToBufferPri(samples, np.full((2, 2), 2.0)))
-    batch = replay.sample_batch(6)
+    shared = AsyncPrioritizedSequenceReplayBuffer(**kwargs)
+    assert isinstance(shared.priority_tree, AsyncSequenceSumTree)
+    writer = mp.get_context("fork").Process(target=_append_chunks, args=(shared, 3, 9))
+    writer.start()
+    writer.join(timeout=60)
+    assert writer.exitcode == 0
+    serial = PrioritizedSequenceReplayBuffer(**kwargs)
+    _append_chunks(serial, 3, 9)
+    mine, theirs = shared.state_dict(), serial.state_dict()
+    assert mine.keys() == theirs.keys() and "samples_prev_rnn_state.h" in mine
+    for key in ("samples.observation", "samples_prev_rnn_state.h", "valid", "t"):
+        np.testing.assert_array_equal(mine[key], theirs[key])
+    for key in ("tree", "input_priorities", "t", "_buffer_full"):
+        np.testing.assert_array_equal(mine["sum_tree"][key], theirs["sum_tree"][key])
+    batch = shared.sample_batch(6)
     assert batch.all_observation.shape[:2] == (6, 6) and batch.is_weights.shape == (6,)
-    assert leaves_on(replay) == {(row_of(replay, a), b) for a, b in legal_starts(replay, stream)}

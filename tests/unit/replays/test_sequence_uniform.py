@@ -50,9 +50,18 @@ def check_sequences(replay, stream, starts, timeouts=True):
     return batch
 
 
-@pytest.mark.parametrize("k", [0, 1, 3])
-@pytest.mark.parametrize("n", [1, 3])
-@pytest.mark.parametrize("timeouts,wait_reset", [(False, False), (True, False), (True, True)])
+@pytest.mark.parametrize(
+    "k,n,timeouts,wait_reset",
+    [
+        (0, 1, False, False),
+        (1, 3, True, False),
+        (3, 3, True, True),
+        (3, 1, True, False),
+        (1, 1, True, True),
+        (0, 3, False, True),
+        (3, 3, False, False),
+    ],
+)
 def test_sequence_fields_match_naive_loops_across_wrap(k, n, timeouts, wait_reset):
     B, batch_T = 3, 5
     stream = SeqStream(B, seed=10 * k + n, timeouts=timeouts, wait_reset=wait_reset, p_done=0.2)
