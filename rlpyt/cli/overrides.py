@@ -77,12 +77,17 @@ def check_keys(keys: Iterable[str], valid: Iterable[str]) -> None:
     """Raise ValueError for the first key not in ``valid``, naming the closest valid key.
 
     A key below an open section (``env.*`` for gymnasium's free keyword arguments) is valid
-    when ``valid`` holds ``"<section>.*"``.
+    when ``valid`` holds ``"<section>.*"``; so is a key below a valid ``*_kwargs`` entry
+    (``agent.model_kwargs.hidden_sizes``: the keywords of a class built later).
     """
     valid_set = set(valid)
     open_sections = {v[:-2] for v in valid_set if v.endswith(".*")}
     for key in keys:
-        if key in valid_set or key.split(".", 1)[0] in open_sections:
+        if (
+            key in valid_set
+            or key.split(".", 1)[0] in open_sections
+            or _below_kwargs(key, valid_set)
+        ):
             continue
         listed = sorted(k for k in valid_set if "." in k)
         match = closest_key(key, listed)
@@ -92,6 +97,14 @@ def check_keys(keys: Iterable[str], valid: Iterable[str]) -> None:
             "Fix the --set key (section.key=value), or see `rlpyt train ALGO --env ID "
             "--show-config` for the whole config."
         )
+
+
+def _below_kwargs(key: str, valid: set[str]) -> bool:
+    parts = key.split(".")
+    return any(
+        parts[i - 1].endswith("_kwargs") and ".".join(parts[:i]) in valid
+        for i in range(2, len(parts))
+    )
 
 
 def apply_overrides(
