@@ -99,7 +99,15 @@ class FrameBufferMixin:
         flat_idxs = ((T_idxs[:, None] + offsets) * self.B + B_idxs[:, None]).reshape(-1)
         observation = self._output_buffer(len(T_idxs))
         frames = self.samples_frames.reshape((-1,) + self.frame_shape)
-        np.take(frames, flat_idxs, axis=0, out=observation.reshape((-1,) + self.frame_shape))
+        # mode="clip": with the default "raise", numpy gathers into a temporary and copies it
+        # to ``out`` (6x slower for R2D1's 266 MB batches); the indexes are in range anyway.
+        np.take(
+            frames,
+            flat_idxs,
+            axis=0,
+            out=observation.reshape((-1,) + self.frame_shape),
+            mode="clip",
+        )
         if C > 1:
             steps = (T_idxs[:, None] + offsets[:-1] - (C - 1)) % self.T  # t-C+1 .. t-1
             stop = self.boundary(steps, B_idxs[:, None])  # type: ignore[attr-defined]
