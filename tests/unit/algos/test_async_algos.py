@@ -9,6 +9,7 @@ trains a model apart from the shared one and publishes it with ``send_shared_mem
 
 from __future__ import annotations
 
+import multiprocessing as mp
 from collections import namedtuple
 
 import numpy as np
@@ -299,3 +300,26 @@ def _assert_same_state(mine: dict, theirs: dict) -> None:
     for name, state in theirs.items():
         for key, value in state.items():
             torch.testing.assert_close(mine[name][key], value, rtol=0, atol=0, msg=f"{name}.{key}")
+
+
+def memory_copier(samples_to_buffer, replay, batches):
+    """What AsyncRl's memory copier does with each sampler batch, in a child process."""
+    torch.set_num_threads(1)
+    for samples in batches:
+        replay.append_samples(samples_to_buffer(samples))
+
+
+def test_a_spawned_memory_copier_fills_the_replay_the_optimizer_draws_from():
+    algo = DQN(min_steps_learn=8, batch_size=8, updates_per_sync=2, **SIZE)
+    replay = _async(algo, _dqn_agent(True), _examples(True), mid_batch_reset=False)
+    batches = _batches(True, 3)
+    ctx = mp.get_context("spawn")
+    child = ctx.Process(target=memory_copier, args=(algo.samples_to_buffer, replay, batches))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0
+    assert replay.t == 3 * T
+    expected = np.concatenate([b.env.observation for b in batches])
+    np.testing.assert_array_equal(replay.samples.observation[: 3 * T], expected)
+    assert not replay.valid[: 3 * T].all()  # the copier's records carried the padding flags
+    assert len(algo.optimize_agent(0, sampler_itr=2).loss) == 2
