@@ -29,7 +29,10 @@ A day's loop:
 """
 
 
-@click.group(help=MAIN_HELP, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    help=MAIN_HELP,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.version_option(__version__, "--version", "-V", prog_name="rlpyt")
 def rlpyt() -> None:
     """The command group (see MAIN_HELP)."""

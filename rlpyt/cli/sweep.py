@@ -141,7 +141,7 @@ A sweep file (YAML) takes the same names:
 
 
 @click.command(help=SWEEP_HELP, short_help="Run a grid of settings x seeds.")
-@click.argument("algo", type=AlgorithmType(), required=False)
+@click.argument("algo", type=AlgorithmType(), required=False, metavar="ALGO")
 @run_options
 @click.option(
     "--grid",

@@ -143,7 +143,7 @@ Examples:
 
 
 @click.command(help=TRAIN_HELP, short_help="Train an algorithm on an env (one run).")
-@click.argument("algo", type=AlgorithmType(), required=False)
+@click.argument("algo", type=AlgorithmType(), required=False, metavar="ALGO")
 @run_options
 @click.option(
     "--target-reward",
