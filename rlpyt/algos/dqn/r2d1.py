@@ -526,10 +526,10 @@ class R2D1(DQN):
         column's first ``done``, when the collector does not reset mid-batch), have none.
         """
         n = self.n_step_return
-        q = torch.as_tensor(np.asarray(samples.agent.agent_info.q), dtype=torch.float32)
-        action = torch.as_tensor(np.asarray(samples.agent.action)).long()
-        reward = torch.as_tensor(np.asarray(samples.env.reward), dtype=torch.float32)
-        done = torch.as_tensor(np.asarray(samples.env.done)).to(torch.float32)
+        q = torch.as_tensor(samples.agent.agent_info.q, dtype=torch.float32)
+        action = torch.as_tensor(samples.agent.action).long()
+        reward = torch.as_tensor(samples.env.reward, dtype=torch.float32)
+        done = torch.as_tensor(samples.env.done).to(torch.float32)
         T = reward.shape[0]  # noqa: N806
         abs_delta = torch.zeros_like(reward)
         has_error = torch.zeros(reward.shape, dtype=torch.bool)
