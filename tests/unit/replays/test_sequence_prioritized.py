@@ -94,6 +94,22 @@ def test_is_weights_updates_and_fields():
         assert tree.priorities[row // 2, b] == pytest.approx(value)
 
 
+def test_update_keeps_leaves_turned_off_since_the_draw():
+    replay, stream = make(k=2, size=30)
+    fill(replay, stream, [6] * 8)
+    replay.sample_batch(20)
+    tree = replay.priority_tree
+    drawn = tree.prev_tree_idxs.copy()
+    fill(replay, stream, [6])  # an append between draw and update (async copier)
+    turned_off = tree.tree[drawn] == 0
+    assert turned_off.any() and not turned_off.all()
+    replay.update_batch_priorities(np.full(20, 5.0))
+    assert (tree.tree[drawn[turned_off]] == 0).all()
+    assert (tree.tree[drawn[~turned_off]] == 5.0**0.6).all()
+    assert tree.tree[0] == pytest.approx(tree.priorities.sum())
+    assert leaves_on(replay) == {(row_of(replay, a), b) for a, b in legal_starts(replay, stream)}
+
+
 def test_draws_follow_priorities():
     np.random.seed(2)
     replay, stream = make(k=2, alpha=1.0)
