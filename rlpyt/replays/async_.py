@@ -33,6 +33,28 @@ from rlpyt.utils.shared_memory import np_mp_array
 from rlpyt.utils.synchronize import RWLock
 
 
+def new_shared_cursor() -> np.ndarray:
+    """``[t, buffer_full]`` in shared memory, for :class:`SharedCursorField` attributes."""
+    return np_mp_array(2, np.int64)
+
+
+class SharedCursorField:
+    """An attribute kept in ``obj._cursor[index]`` (shared memory), read as ``kind``.
+
+    The cursor ``t`` and ``_buffer_full`` of async replays and of ``AsyncSumTree`` are such
+    fields, so every process reads the value the last writer left.
+    """
+
+    def __init__(self, index: int, kind: type) -> None:
+        self.index, self.kind = index, kind
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else self.kind(obj._cursor[self.index])
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj._cursor[self.index] = value
+
+
 class AsyncReplayBufferMixin:
     """Shared storage, shared cursor and a reader-writer lock for any replay buffer.
 
@@ -45,27 +67,13 @@ class AsyncReplayBufferMixin:
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # Before the storage's __init__, which sets t and _buffer_full through the properties.
-        self._cursor = np_mp_array(2, np.int64)  # [t, buffer_full]
+        self._cursor = new_shared_cursor()
         self.rw_lock = RWLock()
         self._rng_pid = os.getpid()
         super().__init__(*args, **kwargs)
 
-    @property
-    def t(self) -> int:
-        """The cursor (next row written), shared by every process."""
-        return int(self._cursor[0])
-
-    @t.setter
-    def t(self, value: int) -> None:
-        self._cursor[0] = value
-
-    @property
-    def _buffer_full(self) -> bool:
-        return bool(self._cursor[1])
-
-    @_buffer_full.setter
-    def _buffer_full(self, value: bool) -> None:
-        self._cursor[1] = bool(value)
+    t = SharedCursorField(0, int)  # the next row written
+    _buffer_full = SharedCursorField(1, bool)
 
     def append_samples(self, samples: Any, valid: Any = None) -> tuple[int, np.ndarray]:
         """The replay's ``append_samples`` under the write lock (memory copiers call it)."""

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from rlpyt.replays.async_ import SharedCursorField, new_shared_cursor
 from rlpyt.utils.shared_memory import np_mp_array
 
 _MAX_REDRAWS = 100
@@ -263,26 +264,12 @@ class AsyncSumTree(SumTree):
     (``prev_tree_idxs``, for its ``update_batch_priorities``). Keywords: ``SumTree``.
     """
 
+    t = SharedCursorField(0, int)
+    _buffer_full = SharedCursorField(1, bool)
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self._cursor = np_mp_array(2, np.int64)  # [t, buffer_full], before reset() sets them
+        self._cursor = new_shared_cursor()  # before reset() sets t and _buffer_full
         super().__init__(*args, **kwargs)
 
     def _allocate_tree(self, n: int) -> np.ndarray:
         return np_mp_array(n, np.float64)
-
-    @property  # type: ignore[override]
-    def t(self) -> int:
-        """The cursor, shared by every process."""
-        return int(self._cursor[0])
-
-    @t.setter
-    def t(self, value: int) -> None:
-        self._cursor[0] = value
-
-    @property  # type: ignore[override]
-    def _buffer_full(self) -> bool:
-        return bool(self._cursor[1])
-
-    @_buffer_full.setter
-    def _buffer_full(self, value: bool) -> None:
-        self._cursor[1] = bool(value)
