@@ -33,6 +33,13 @@ Keys (values are rlpyt's; each is "dqn" with the changes named):
     "async_big": 4 steps x 256 envs, uniform replay, 10 evaluation envs (rlpyt set
         ``eval_n_envs`` at the top level of the config, where nothing read it; here it is in
         ``sampler``).
+    "async_serial", "async_cpu", "async_gpu": for ``AsyncRlEval`` with the asynchronous
+        samplers (``atari_dqn_async_serial.py``, ``atari_dqn_async_cpu.py``,
+        ``atari_dqn_async_gpu.py``): "dqn" with the sampler batches 8 x 2, 4 x 8 and 4 x 64,
+        minibatches of 128 and replay_ratio 8 (an upper bound: the optimizer waits for the
+        sampler, never the reverse), and the weights published after every update
+        (``updates_per_sync=1``). The async_gpu batch is large enough for one batched forward
+        pass per step to pay off; without a GPU its action server runs on CPU.
 """
 
 import copy
@@ -162,3 +169,13 @@ config["sampler"]["batch_B"] = 256
 config["sampler"]["eval_n_envs"] = 10
 config["algo"]["prioritized_replay"] = False
 configs["async_big"] = config
+
+for key, (batch_T, batch_B) in dict(
+    async_serial=(8, 2), async_cpu=(4, 8), async_gpu=(4, 64)
+).items():
+    config = copy.deepcopy(configs["dqn"])
+    config["sampler"]["batch_T"] = batch_T
+    config["sampler"]["batch_B"] = batch_B
+    config["algo"]["replay_ratio"] = 8
+    config["algo"]["updates_per_sync"] = 1
+    configs[key] = config

@@ -1,0 +1,22 @@
+"""Launch asynchronous DQN on Atari with AsyncRlEval and the async cpu sampler.
+
+Run from anywhere (logs go to ``./data/local/<yyyymmdd>/<HHMMSS>/atari_dqn_async_cpu/``)::
+
+    python experiments/scripts/atari/dqn/launch/launch_atari_dqn_async_cpu.py
+
+The sweep (games, runs, affinity) is ``launch_atari_dqn_async_serial.py``'s, with
+``../train/atari_dqn_async_cpu.py`` and config key "async_cpu".
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from launch_atari_dqn_async_serial import HERE, main  # noqa: E402
+
+SCRIPT = os.path.normpath(os.path.join(HERE, "..", "train", "atari_dqn_async_cpu.py"))
+CONFIG_KEY = "async_cpu"
+
+if __name__ == "__main__":
+    sys.exit(main("cpu"))

@@ -1,0 +1,34 @@
+"""Config for asynchronous DQN (AsyncRlEval) on CartPole-v1 with the MLP Q-agent.
+
+Read by ``experiments/scripts/classic/dqn/train/cartpole_dqn_async.py``, by the AsyncRl
+learning test and by ``benchmarks/async_speed.py``. Sub-dicts are splatted into the
+constructors as in ``cartpole_dqn``.
+
+Key "async": ``cartpole_dqn``'s RL-Zoo settings (learning rate 2.3e-3, minibatches of 64,
+learning from 1000 steps, epsilon to 0.04 over 8000 steps, Huber loss, gradient clip 10),
+changed where the asynchronous runner needs it:
+
+- one env stepping 64 steps per batch (``batch_B=1``, ``batch_T=64``): CartPole steps are so
+  cheap that a sampler process with 8 envs outruns the optimizer many times over; with one
+  env, sampling and optimizing run at comparable rates on two cores;
+- ``replay_ratio=8`` (the Zoo's 32 is a rate no CPU optimizer keeps up with here), an upper
+  bound: the optimizer waits for the sampler, never the reverse, so the logged
+  ``CumReplayRatio`` stays at or below it;
+- a [64, 64] network and a target copy every 256 updates, so each update is cheap;
+- weights published after every update (``updates_per_sync=1``);
+- 150k env steps at most, an evaluation of 10 episodes every 5k steps.
+"""
+
+import copy
+from typing import Any
+
+from rlpyt.experiments.configs.classic.dqn.cartpole_dqn import configs as sync_configs
+
+configs: dict[str, dict[str, Any]] = dict()
+
+config = copy.deepcopy(sync_configs["dqn"])
+config["algo"].update(replay_ratio=8, target_update_interval=256, updates_per_sync=1)
+config["model"]["hidden_sizes"] = [64, 64]
+config["sampler"].update(batch_T=64, batch_B=1)
+config["runner"] = dict(n_steps=150_000, log_interval_steps=5000)
+configs["async"] = config
