@@ -35,7 +35,7 @@ class HideVelocity(gymnasium.ObservationWrapper):
 
     def __init__(self, env: gymnasium.Env):
         super().__init__(env)
-        high = np.asarray(env.observation_space.high)[[0, 2]]
+        high = np.asarray(env.observation_space.high)[[0, 2]]  # type: ignore[attr-defined]  # a Box
         self.observation_space = gymnasium.spaces.Box(-high, high, dtype=np.float32)
 
     def observation(self, observation: np.ndarray) -> np.ndarray:
