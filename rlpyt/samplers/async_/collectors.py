@@ -35,7 +35,7 @@ class DoubleBufferCollectorMixin:
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         halves = self.samples_np
-        if not isinstance(halves, tuple | list) or len(halves) != 2:
+        if hasattr(halves, "_fields") or not isinstance(halves, tuple | list) or len(halves) != 2:
             raise TypeError(
                 f"{type(self).__name__} writes into a double buffer: pass samples_np as the "
                 "pair of halves (the async samplers do), not one samples buffer."

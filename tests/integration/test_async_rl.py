@@ -1,0 +1,315 @@
+"""AsyncRl and AsyncRlEval: every async sampler, the double buffer, columns, resume, learning.
+
+Everything runs on CPU (no GPU needed): the GPU and alternating async samplers serve actions
+from the sampler process's CPU model when their affinity has no ``cuda_idx``.
+"""
+
+import copy
+import csv
+import ctypes
+import math
+import multiprocessing as mp
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from rlpyt.agents.dqn.classic import ClassicDqnAgent
+from rlpyt.algos.dqn.dqn import DQN
+from rlpyt.envs.gym import make as gym_make
+from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.experiments.configs.classic.dqn.cartpole_dqn_async import configs
+from rlpyt.runners.async_rl import AsyncRl, AsyncRlEval
+from rlpyt.samplers.async_.alternating_sampler import (
+    AsyncAlternatingSampler,
+    AsyncNoOverlapAlternatingSampler,
+)
+from rlpyt.samplers.async_.collectors import (
+    DbCpuResetCollector,
+    DbCpuWaitResetCollector,
+    DbGpuResetCollector,
+    DbGpuWaitResetCollector,
+)
+from rlpyt.samplers.async_.cpu_sampler import AsyncCpuSampler
+from rlpyt.samplers.async_.gpu_sampler import AsyncGpuSampler
+from rlpyt.samplers.async_.serial_sampler import AsyncSerialSampler
+from rlpyt.samplers.buffer import build_samples_buffer
+from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.launching.affinity import make_affinity
+from rlpyt.utils.logging import logger
+from rlpyt.utils.logging.context import logger_context
+
+T, B = 8, 4
+TWO_WORKERS = dict(workers_cpus=[0, 1], set_affinity=False)
+SAMPLERS = {
+    "serial-reset": (AsyncSerialSampler, DbCpuResetCollector, {}),
+    "serial-wait": (AsyncSerialSampler, DbCpuWaitResetCollector, {}),
+    "cpu-reset": (AsyncCpuSampler, DbCpuResetCollector, TWO_WORKERS),
+    "cpu-wait": (AsyncCpuSampler, DbCpuWaitResetCollector, TWO_WORKERS),
+    "gpu-reset": (AsyncGpuSampler, DbGpuResetCollector, TWO_WORKERS),
+    "gpu-wait": (AsyncGpuSampler, DbGpuWaitResetCollector, TWO_WORKERS),
+    "alternating": (
+        AsyncAlternatingSampler,
+        DbGpuResetCollector,
+        dict(TWO_WORKERS, alternating=True),
+    ),
+    "no-overlap": (
+        AsyncNoOverlapAlternatingSampler,
+        DbGpuResetCollector,
+        dict(TWO_WORKERS, alternating=True),
+    ),
+}
+
+
+def small_runner(RunnerCls, SamplerCls, CollectorCls, sampler_affinity, n_steps=640, **algo_kw):
+    eval_kwargs = dict(eval_n_envs=2, eval_max_steps=400) if RunnerCls is AsyncRlEval else {}
+    sampler = SamplerCls(
+        EnvCls=gym_make,
+        env_kwargs=dict(id="CartPole-v1"),
+        batch_T=T,
+        batch_B=B,
+        CollectorCls=CollectorCls,
+        max_decorrelation_steps=10,
+        **eval_kwargs,
+    )
+    settings = dict(batch_size=16, min_steps_learn=64, replay_size=2_000, replay_ratio=4)
+    algo = DQN(**dict(settings, **algo_kw))
+    affinity = dict(optimizer=[dict()], sampler=sampler_affinity)
+    return RunnerCls(
+        algo, ClassicDqnAgent(), sampler, n_steps, affinity, seed=3, log_interval_steps=160
+    )
+
+
+def read_rows(run_dir):
+    with open(os.path.join(run_dir, "progress.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+# -- affinity and double buffer --------------------------------------------------------------
+
+
+def test_cpu_only_async_affinity():
+    affinity = make_affinity(
+        n_cpu_core=2, n_gpu=0, async_sample=True, hyperthread_offset=0, n_socket=1
+    )
+    (optimizer,) = affinity.optimizer
+    assert optimizer["cuda_idx"] is None and len(optimizer["cpus"]) == 1
+    sampler = affinity.sampler
+    assert sampler["cuda_idx"] is None and len(sampler["workers_cpus"]) == 1
+    assert set(optimizer["cpus"]).isdisjoint(sampler["master_cpus"])
+
+
+def test_double_buffer_collector_writes_the_half_db_idx_names():
+    env = gym_make(id="CartPole-v1")
+    agent = ClassicDqnAgent()
+    agent.initialize(env.spaces, share_memory=False, global_B=2, env_ranks=[0, 1])
+    halves = []
+    for _ in range(2):
+        _, samples_np, _ = build_samples_buffer(agent, env, (T, 2), False, False, False)
+        halves.append(samples_np)
+    db_idx = mp.RawValue(ctypes.c_int, 0)
+    envs = [gym_make(id="CartPole-v1") for _ in range(2)]
+    collector = DbCpuResetCollector(
+        rank=0,
+        envs=envs,
+        samples_np=tuple(halves),
+        batch_T=T,
+        TrajInfoCls=TrajInfo,
+        agent=agent,
+        sync=AttrDict(db_idx=db_idx),
+        global_B=2,
+        env_ranks=[0, 1],
+        seed=0,
+    )
+    inputs, traj_infos = collector.start_envs(0)
+    collector.start_agent()
+    for half in halves:
+        half.env.observation[:] = np.nan
+    inputs, traj_infos, _ = collector.collect_batch(inputs, traj_infos, 0)
+    assert np.isfinite(halves[0].env.observation).all()
+    assert np.isnan(halves[1].env.observation).all()
+    first = np.copy(halves[0].env.observation)
+    db_idx.value = 1
+    collector.collect_batch(inputs, traj_infos, 1)
+    assert np.isfinite(halves[1].env.observation).all()
+    np.testing.assert_array_equal(halves[0].env.observation, first)  # untouched
+    # The second batch continues the first: its first observation is the state after step T.
+    assert not np.array_equal(halves[1].env.observation[0], first[0])
+
+
+def test_double_buffer_collector_refuses_a_single_buffer():
+    env = gym_make(id="CartPole-v1")
+    agent = ClassicDqnAgent()
+    agent.initialize(env.spaces)
+    _, samples_np, _ = build_samples_buffer(agent, env, (T, 1), False, False, False)
+    with pytest.raises(TypeError, match="pair of halves"):
+        DbCpuResetCollector(0, [env], samples_np, T, dict, agent)
+
+
+# -- every sampler -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLERS))
+def test_every_async_sampler_trains_a_few_iterations(name):
+    SamplerCls, CollectorCls, sampler_affinity = SAMPLERS[name]
+    runner = small_runner(AsyncRl, SamplerCls, CollectorCls, sampler_affinity)
+    logger.disable()
+    try:
+        rows = list(runner.iter_train())
+    finally:
+        logger.enable()
+    n_itr = 640 // (T * B)
+    assert [int(r["Diagnostics/SamplerIteration"]) for r in rows] == [4, 9, 14, 19]
+    assert rows[-1]["Diagnostics/CumSteps"] == 640 and rows[-1]["Diagnostics/CumUpdates"] > 0
+    assert sum(r["Diagnostics/NewCompletedTrajs"] for r in rows) > 0
+    replay = runner.algo.replay_buffer
+    # The copiers put (nearly) every batch into the replay: the last may be cut by the end.
+    assert replay.t >= (n_itr - 2) * T
+    observations = np.asarray(replay.samples.observation[: replay.t])
+    assert np.isfinite(observations).all() and np.abs(observations).sum() > 0
+    # Weights are published after every optimization (on CPU too): the shared model (what
+    # the sampler copies from) holds the optimizer's current weights.
+    agent = runner.agent
+    assert agent.shared_model is not agent.model
+    for shared, trained in zip(
+        agent.shared_model.parameters(), agent.model.parameters(), strict=True
+    ):
+        torch.testing.assert_close(shared, trained)
+
+
+# -- logged columns --------------------------------------------------------------------------
+
+COMMON = [
+    "Diagnostics/Iteration",
+    "Diagnostics/SamplerIteration",
+    "Diagnostics/CumTime (s)",
+    "Diagnostics/CumSteps",
+    "Diagnostics/CumUpdates",
+    "Diagnostics/ReplayRatio",
+    "Diagnostics/CumReplayRatio",
+    "Diagnostics/StepsPerSecond",
+]
+
+
+def test_async_rl_columns(tmp_path):
+    runner = small_runner(AsyncRl, AsyncSerialSampler, DbCpuResetCollector, {})
+    with logger_context(str(tmp_path), 0, "a", {}, override_prefix=True) as run_dir:
+        runner.train()
+    rows = read_rows(run_dir)
+    header = list(rows[0])
+    own = ["Diagnostics/CumCompletedTrajs", "Diagnostics/NewCompletedTrajs"]
+    own.append("Diagnostics/StepsInTrajWindow")
+    tail = ["Diagnostics/UpdatesPerSecond", "Diagnostics/OptThrottle"]
+    assert header[: len(own) + len(COMMON) + 2] == own + COMMON + tail
+    assert "ReturnAverage" in header and "lossAverage" in header
+    assert float(rows[-1]["Diagnostics/OptThrottle"]) > 0  # it waited for the sampler
+    steps = [int(float(r["Diagnostics/CumSteps"])) for r in rows]
+    assert steps == [160, 320, 480, 640]
+
+
+def test_async_rl_eval_columns(tmp_path):
+    runner = small_runner(AsyncRlEval, AsyncCpuSampler, DbCpuResetCollector, TWO_WORKERS)
+    with logger_context(str(tmp_path), 0, "e", {}, override_prefix=True) as run_dir:
+        runner.train()
+    rows = read_rows(run_dir)
+    header = list(rows[0])
+    own = ["Diagnostics/StepsInEval", "Diagnostics/TrajsInEval", "Diagnostics/CumEvalTime"]
+    tail = [
+        "Diagnostics/NonEvalSamplesPerSecond",
+        "Diagnostics/UpdatesPerSecond",
+        "Diagnostics/OptThrottle",
+    ]
+    assert header[: len(own) + len(COMMON) + 3] == own + COMMON + tail
+    steps = [int(float(r["Diagnostics/CumSteps"])) for r in rows]
+    assert steps == [0, 160, 320, 480, 640]  # an evaluation before training, then each log
+    assert all(int(r["Diagnostics/TrajsInEval"]) > 0 for r in rows)
+
+
+# -- resume ----------------------------------------------------------------------------------
+
+
+def test_resume_continues_counters_weights_and_replay(tmp_path):
+    log_dir = str(tmp_path / "run")
+    first = small_runner(AsyncRl, AsyncSerialSampler, DbCpuResetCollector, {}, snapshot_replay=True)
+    with logger_context(log_dir, 0, "r", {}, "last", override_prefix=True):
+        for row in first.iter_train():
+            if row["Diagnostics/SamplerIteration"] == 9:
+                break  # stop after the second log point (a snapshot was saved there)
+    snapshot = torch.load(os.path.join(log_dir, "run_0", "params.pkl"), weights_only=False)
+    assert snapshot["sampler_itr"] == 9 and snapshot["cum_updates"] > 0
+    assert snapshot["itr"] == int(row["Diagnostics/Iteration"])
+
+    resumed = small_runner(
+        AsyncRl, AsyncSerialSampler, DbCpuResetCollector, {}, snapshot_replay=True
+    )
+    seen = {}
+    original_resume = resumed.resume
+
+    def recording_resume(state):
+        original_resume(state)
+        seen["t"] = resumed.algo.replay_buffer.t
+        seen["updates"] = resumed.algo.update_counter
+        seen["shared"] = copy.deepcopy(resumed.agent.shared_model.state_dict())
+
+    resumed.resume = recording_resume
+    with logger_context(log_dir, 0, "r", {}, "last", override_prefix=True, resume=True) as d:
+        resumed.train(resume_from=True)
+    assert seen["t"] == snapshot["algo_state_dict"]["replay"]["t"]
+    assert seen["updates"] == snapshot["cum_updates"]
+    for key, value in snapshot["agent_state_dict"][
+        "model"
+    ].items():  # the sampler starts from these
+        torch.testing.assert_close(seen["shared"][key], value)
+    rows = read_rows(d)
+    assert [int(r["Diagnostics/SamplerIteration"]) for r in rows] == [4, 9, 14, 19]
+    updates = [int(float(r["Diagnostics/CumUpdates"])) for r in rows]
+    assert updates == sorted(updates) and updates[2] > snapshot["cum_updates"]
+
+
+# -- learning --------------------------------------------------------------------------------
+
+TARGET = 475.0
+
+
+def steps_to_target(SamplerCls, seed):
+    """Env steps at the first evaluation averaging >= TARGET (None within the budget)."""
+    config = copy.deepcopy(configs["async"])
+    sampler = SamplerCls(
+        EnvCls=gym_make,
+        env_kwargs=config["env"],
+        eval_env_kwargs=config["eval_env"],
+        **config["sampler"],
+    )
+    runner = AsyncRlEval(
+        algo=DQN(optim_kwargs=config["optim"], **config["algo"]),
+        agent=ClassicDqnAgent(model_kwargs=config["model"], **config["agent"]),
+        sampler=sampler,
+        seed=seed,
+        affinity=make_affinity(n_cpu_core=2, n_gpu=0, async_sample=True, set_affinity=False),
+        **config["runner"],
+    )
+    ratios = []
+    for row in runner.iter_train():
+        ratios.append(row["Diagnostics/CumReplayRatio"])
+        if row["ReturnAverage"] >= TARGET:
+            return int(row["Diagnostics/CumSteps"]), ratios
+    return None, ratios
+
+
+@pytest.mark.learning
+def test_async_dqn_learns_cartpole_within_the_replay_ratio():
+    """Within 150k env steps, at least one of two seeds evaluates >= 475 (10 episodes)."""
+    limit = configs["async"]["algo"]["replay_ratio"] * 1.1
+    logger.disable()
+    try:
+        results = {}
+        for seed in (0, 1):
+            results[seed] = steps_to_target(AsyncSerialSampler, seed)
+            if results[seed][0] is not None:
+                break
+    finally:
+        logger.enable()
+    for _, ratios in results.values():
+        assert all(r <= limit for r in ratios if not math.isnan(r)), ratios
+    assert any(steps is not None for steps, _ in results.values()), results
