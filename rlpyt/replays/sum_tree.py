@@ -195,7 +195,10 @@ class SumTree:
     def update_batch_priorities(self, priorities: Any) -> None:
         """Set the leaves of the last ``sample`` to ``priorities`` (``[n]``, already ``p**alpha``).
 
-        A leaf drawn several times takes the value given at its first occurrence.
+        A leaf drawn several times takes the value given at its first occurrence. A leaf that
+        an append turned off since the draw stays off (async replays: a memory copier wrote
+        between the optimizer's sample and its update, and the row is being overwritten);
+        drawn leaves are positive, so in a single process every leaf is updated.
         """
         values = np.asarray(priorities, np.float64).reshape(-1)
         if values.shape != self.prev_tree_idxs.shape:
@@ -204,7 +207,7 @@ class SumTree:
                 f"of {self.prev_tree_idxs.shape[0]}; give one priority per sampled transition."
             )
         idxs, first = np.unique(self.prev_tree_idxs, return_index=True)
-        self.tree[idxs] = values[first]
+        self.tree[idxs] = np.where(self.tree[idxs] > 0, values[first], 0.0)
         self._propagate(idxs)
 
     def _propagate(self, leaf_idxs: np.ndarray) -> None:

@@ -162,21 +162,6 @@ class SequenceSumTree(SumTree):
         values = np.broadcast_to(values, (leaves.size, self.B))
         self.input_priorities[leaves[keep] % self.T] = values[keep]
 
-    def update_batch_priorities(self, priorities: Any) -> None:
-        """Set the leaves of the last ``sample`` (``[n]``, already ``p ** alpha``).
-
-        A leaf that an append turned off since the draw (async replays: a memory copier wrote
-        between the optimizer's sample and its update) stays off: its sequence now reads rows
-        being overwritten.
-        """
-        drawn = self.prev_tree_idxs
-        still_on = self.tree[drawn] > 0
-        super().update_batch_priorities(priorities)
-        if not still_on.all():
-            off = np.unique(drawn[~still_on])
-            self.tree[off] = 0
-            self._propagate(off)
-
     def sample(self, n: int, unique: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Draw ``n`` sequences proportionally to priority.
 

@@ -17,9 +17,10 @@ def assert_sums_consistent(tree):
 
 
 def set_leaves(tree, values):
-    """Set every leaf through the public update path (sample-all then update)."""
-    tree.prev_tree_idxs = tree.low_idx + np.arange(tree.size)
-    tree.update_batch_priorities(values.reshape(-1))
+    """Set every leaf (on or off) and recompute the sums above them."""
+    leaves = tree.low_idx + np.arange(tree.size)
+    tree.tree[leaves] = values.reshape(-1)
+    tree._propagate(leaves)
 
 
 def naive_on_rows(t_abs, T, ob, of):
@@ -127,3 +128,19 @@ def test_input_priorities_are_shifted_and_reset_clears():
     plain = SumTree(T, B, 1, 1)
     with pytest.raises(ValueError, match="enable_input_priorities=False"):
         plain.advance(1, priorities=np.ones((1, 1)))
+
+
+def test_update_keeps_a_leaf_turned_off_after_the_draw_off():
+    """Async replays: a copier may turn a drawn leaf off before the optimizer's update."""
+    T, B = 4, 2
+    tree = SumTree(T, B, off_backward=1, off_forward=1, rng=np.random.default_rng(0))
+    set_leaves(tree, np.ones((T, B)))
+    T_idxs, B_idxs, _ = tree.sample(16)
+    off_leaf = tree.prev_tree_idxs[0]
+    tree.tree[off_leaf] = 0.0  # what advance() does to a row entering the cursor zone
+    tree._propagate(np.array([off_leaf]))
+    tree.update_batch_priorities(np.full(16, 3.0))
+    assert tree.tree[off_leaf] == 0.0
+    others = np.setdiff1d(tree.prev_tree_idxs, [off_leaf])
+    assert np.all(tree.tree[others] == 3.0)
+    assert_sums_consistent(tree)
