@@ -10,21 +10,11 @@ average return of a logged row.
 from __future__ import annotations
 
 import math
-import sys
 from typing import Any
 
 TARGET_COLUMN = "ReturnAverage"
 """The column the target reward is compared with: the trailing average return (the window of
 training trajectories for MinibatchRl, the evaluation episodes for MinibatchRlEval)."""
-
-
-def stderr_is_terminal() -> bool:
-    """True if ``sys.stderr`` (where the bar draws) is an interactive terminal."""
-    isatty = getattr(sys.stderr, "isatty", None)
-    try:
-        return bool(isatty()) if callable(isatty) else False
-    except (ValueError, OSError):  # a closed stream
-        return False
 
 
 class TrainingProgressBar:
@@ -38,15 +28,14 @@ class TrainingProgressBar:
 
     def __init__(self, total_steps: int, done_steps: int = 0, enabled: bool | None = None):
         self._bar: Any = None
-        if enabled is None:
-            enabled = stderr_is_terminal()
-        if not enabled:
+        if enabled is False:
             return
         try:
             from tqdm.auto import tqdm  # noqa: PLC0415 (optional until drawn)
         except ImportError:
             return
-        self._bar = tqdm(
+        bar = tqdm(
+            disable=None if enabled is None else False,  # None: tqdm draws on a terminal only
             total=total_steps,
             initial=done_steps,
             unit="step",
@@ -55,6 +44,7 @@ class TrainingProgressBar:
             leave=False,
             smoothing=0.1,
         )
+        self._bar = None if bar.disable else bar
 
     @property
     def drawing(self) -> bool:

@@ -80,6 +80,7 @@ def test_progress_bar_draws_only_when_enabled(capsys):
     off.show_row({"ReturnAverage": 3.0})
     off.close()
     assert not off.drawing and capsys.readouterr().err == ""
+    assert not TrainingProgressBar(1000).drawing  # the default: only on a terminal (not here)
     bar = TrainingProgressBar(1000, done_steps=100, enabled=True)
     assert bar.drawing
     bar.advance(400)
