@@ -427,7 +427,23 @@ def _summary(traj_infos: list[TrajInfo]) -> list[str]:
     return lines
 
 
-@click.command()
+PLAY_HELP = """Play a trained run: load RUN_DIR's newest snapshot, run episodes, print returns.
+
+RUN_DIR is a run folder (params.json and a snapshot params.pkl / itr_N.pkl): one made by
+`rlpyt train` or `rlpyt tune`, or by a script inside logger_context. The agent and env are
+rebuilt as the run made them, the agent acts in eval mode (as in the runner's evaluation), and
+each episode is a whole trajectory (an Atari game plays on through lost lives).
+
+\b
+Examples:
+  rlpyt play runs/ppo_CartPole-v1/run_0 --episodes 5
+  rlpyt play runs/ppo_CartPole-v1/run_0 --episodes 2 --video ppo.mp4
+  rlpyt play runs/dqn_pong/run_0 --video pong.mp4 --deterministic --seed 0
+  rlpyt play runs/sac_Pendulum-v1/run_0 --render human
+"""
+
+
+@click.command(help=PLAY_HELP, short_help="Play a trained run: returns, video, window.")
 @click.argument("run_dir", type=click.Path(file_okay=False))
 @click.option(
     "--episodes",
@@ -469,11 +485,7 @@ def play(
     seed: int | None,
     deterministic: bool,
 ) -> None:
-    """Play a trained run: load RUN_DIR's newest snapshot, run episodes, print their returns.
-
-    RUN_DIR is a run folder (params.json and a snapshot, e.g. made by `rlpyt train`). The agent
-    runs in eval mode, as in the runner's evaluation; --video writes every frame to one file.
-    """
+    """See PLAY_HELP (click shows it)."""  # noqa: D401
     if video is not None and render is not None:
         raise click.UsageError("Use --video or --render human, not both (one render mode per env).")
     setup = load_play_setup(run_dir)

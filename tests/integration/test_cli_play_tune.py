@@ -1,0 +1,253 @@
+"""``rlpyt play`` and ``rlpyt tune`` driven as a user drives them (subprocesses), and their parts.
+
+Play: a CLI run and a script run (params.json's "cli" and "resolved" sections) for 2 episodes
+with a video whose frames are counted back (one per reset and one per step); an Atari run's
+video (AtariEnv is no gymnasium env: its RGB screens); a run folder without params.json or
+snapshot fails naming the fix. Tune: a 4-trial study whose pruning is decided by the env, not
+by learning (trials limited to 10-step episodes return at most 10, below every unlimited
+trial), its best file accepted by ``rlpyt train --config-file``; every default search space
+key is a key ``build_components`` accepts.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from rlpyt.cli.registry import ALGORITHMS, RunSpec, build_components
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EPISODE = re.compile(r"Episode (\d+): return (\S+), length (\d+)")
+imageio_ffmpeg = pytest.importorskip("imageio_ffmpeg", reason="the video extra (moviepy)")
+optuna = pytest.importorskip("optuna", reason="the tune extra")
+
+
+def rlpyt(*args: str, cwd: str) -> subprocess.CompletedProcess:
+    """``python -m rlpyt ARGS`` in ``cwd``; stdout and stderr captured as text."""
+    env = dict(os.environ, PYTHONPATH=REPO, SDL_VIDEODRIVER="dummy")
+    return subprocess.run(
+        [sys.executable, "-m", "rlpyt", *args],
+        check=False,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
+
+
+def check_ok(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result.stdout
+
+
+def video_frames(path: str) -> tuple[int, tuple[int, int], float]:
+    """``(frames, (width, height), mean pixel value)`` of a video file, decoded by ffmpeg."""
+    reader = imageio_ffmpeg.read_frames(path)
+    meta = next(reader)
+    n, total = 0, 0.0
+    for frame in reader:
+        n += 1
+        total += float(np.frombuffer(frame, np.uint8).mean())
+    return n, tuple(meta["size"]), total / max(n, 1)
+
+
+def episodes(stdout: str) -> list[tuple[float, int]]:
+    return [(float(m.group(2)), int(m.group(3))) for m in EPISODE.finditer(stdout)]
+
+
+@pytest.fixture(scope="module")
+def cartpole_run(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A tiny ``rlpyt train ppo`` run on CartPole-v1 (one snapshot)."""
+    root = tmp_path_factory.mktemp("cartpole")
+    check_ok(
+        rlpyt(
+            "train", "ppo", "--env", "CartPole-v1", "--steps", "512", "--seed", "0",
+            "--log-dir", "runs", cwd=str(root),
+        )
+    )  # fmt: skip
+    return str(root / "runs" / "run_0")
+
+
+def test_play_cli_run_two_episodes_with_video(cartpole_run: str, tmp_path) -> None:
+    video = str(tmp_path / "out.mp4")
+    out = check_ok(
+        rlpyt(
+            "play", cartpole_run, "--episodes", "2", "--video", video, "--seed", "3",
+            cwd=str(tmp_path),
+        )
+    )  # fmt: skip
+    played = episodes(out)
+    assert [len(played)] == [2] and all(length >= 1 for _, length in played)
+    mean = float(re.search(r"Mean return over 2 episodes: (\S+)", out).group(1))
+    assert mean == pytest.approx(np.mean([r for r, _ in played]))
+    n_frames, size, brightness = video_frames(video)
+    assert n_frames == sum(length + 1 for _, length in played)  # the reset frame + each step
+    assert size == (600, 400) and brightness > 10  # CartPole's rgb_array, not black frames
+    again = check_ok(
+        rlpyt("play", cartpole_run, "--episodes", "2", "--seed", "3", cwd=str(tmp_path))
+    )
+    assert episodes(again) == played  # the seed fixes env and agent sampling
+
+
+def test_play_script_run_from_resolved_section(tmp_path) -> None:
+    """A run made by a script (no "cli" section) is rebuilt from params.json's "resolved"."""
+    script = os.path.join(REPO, "examples", "example_cartpole_ppo.py")
+    env = dict(os.environ, PYTHONPATH=REPO)
+    subprocess.run(
+        [sys.executable, script, "--n_steps", "256", "--seed", "0"],
+        cwd=tmp_path, env=env, check=True, capture_output=True, timeout=280,
+    )  # fmt: skip
+    (params,) = glob.glob(str(tmp_path / "**" / "params.json"), recursive=True)
+    with open(params) as f:
+        assert "cli" not in json.load(f)
+    out = check_ok(rlpyt("play", os.path.dirname(params), "--episodes", "2", cwd=str(tmp_path)))
+    assert len(episodes(out)) == 2
+
+
+def test_play_atari_run_video(tmp_path) -> None:
+    """AtariEnv's RGB screens (210 x 160) make the video; the game score is printed."""
+    check_ok(
+        rlpyt(
+            "train", "ppo", "--env", "pong", "--steps", "32", "--log-interval", "32", "--seed", "0",
+            "--log-dir", "runs",
+            "--set", "sampler.batch_T=16", "--set", "sampler.batch_B=2",
+            "--set", "sampler.max_decorrelation_steps=0", "--set", "env.horizon=60",
+            "--set", "algo.epochs=1", "--set", "algo.minibatches=1",
+            cwd=str(tmp_path),
+        )
+    )  # fmt: skip
+    video = str(tmp_path / "pong.mp4")
+    out = check_ok(
+        rlpyt("play", str(tmp_path / "runs" / "run_0"), "--video", video, cwd=str(tmp_path))
+    )
+    ((_, length),) = episodes(out)
+    assert length == 60 and "game score" in out  # the run's horizon carried over
+    n_frames, size, brightness = video_frames(video)
+    assert (n_frames, size) == (61, (160, 210)) and brightness > 10
+
+
+def test_play_bad_run_folders(tmp_path, cartpole_run: str) -> None:
+    missing = rlpyt("play", str(tmp_path / "nowhere"), cwd=str(tmp_path))
+    assert missing.returncode != 0 and "is not a folder" in missing.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    no_params = rlpyt("play", str(empty), cwd=str(tmp_path))
+    assert no_params.returncode != 0
+    assert "No params.json" in no_params.stderr and "Pass the run folder" in no_params.stderr
+    no_snapshot = tmp_path / "no_snapshot"
+    no_snapshot.mkdir()
+    with open(os.path.join(cartpole_run, "params.json")) as f:
+        (no_snapshot / "params.json").write_text(f.read())
+    result = rlpyt("play", str(no_snapshot), cwd=str(tmp_path))
+    assert result.returncode != 0
+    assert "No snapshot in" in result.stderr and "snapshot_mode='last'" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_deterministic_categorical_takes_most_probable_action() -> None:
+    from rlpyt.agents.pg.classic import ClassicFfAgent
+    from rlpyt.cli.play import make_deterministic
+    from rlpyt.envs.gym import make
+
+    env = make("CartPole-v1")
+    agent = ClassicFfAgent()
+    agent.initialize(env.spaces)
+    agent.eval_mode(1)
+    make_deterministic(agent)
+    observation = torch.randn(64, 4)
+    prev_action, prev_reward = torch.zeros(64, dtype=torch.long), torch.zeros(64)
+    prob, _value = agent.model(observation, prev_action, prev_reward)
+    action = agent.step(observation, prev_action, prev_reward).action
+    assert torch.equal(action, prob.argmax(dim=-1))
+    assert len(set(action.tolist())) == 2  # both actions occur: not a constant
+
+
+def test_tune_prunes_and_best_config_trains(tmp_path) -> None:
+    """4 trials: episodes cut at 10 steps cannot beat the median of unlimited ones."""
+    space = tmp_path / "space.json"
+    space.write_text(json.dumps({"env.max_episode_steps": {"choices": [500, 10]}}))
+    out = check_ok(
+        rlpyt(
+            "tune", "ppo", "--env", "CartPole-v1", "--trials", "4", "--steps", "768",
+            "--log-interval", "256", "--seed", "0", "--search-space", str(space),
+            "--pruner", "median", "--startup-trials", "1", "--log-dir", "study",
+            "--out", "best.json", cwd=str(tmp_path),
+        )
+    )  # fmt: skip
+    states = re.findall(r"^Trial (\d+) (complete|pruned)", out, flags=re.M)
+    assert len(states) == 4 and ("pruned" in {s for _, s in states})
+    pruned = [int(n) for n, s in states if s == "pruned"]
+    for number in pruned:  # a pruned trial stopped early: fewer rows than a complete one
+        with open(tmp_path / "study" / f"run_{number}" / "progress.csv") as f:
+            assert len(f.read().strip().splitlines()) - 1 < 3
+    with open(tmp_path / "best.json") as f:
+        assert json.load(f) == {"env.max_episode_steps": 500}
+    check_ok(
+        rlpyt(
+            "train", "ppo", "--env", "CartPole-v1", "--config-file", "best.json",
+            "--steps", "256", "--log-dir", "trained", cwd=str(tmp_path),
+        )
+    )  # fmt: skip
+    with open(tmp_path / "trained" / "run_0" / "params.json") as f:
+        assert json.load(f)["env"]["max_episode_steps"] == 500
+
+
+def test_tune_bad_search_space_fails_before_training(tmp_path) -> None:
+    space = tmp_path / "space.json"
+    space.write_text(json.dumps({"learning_rate": {"low": 1e-4, "high": 1e-3}}))
+    result = rlpyt(
+        "tune", "ppo", "--env", "CartPole-v1", "--search-space", str(space), cwd=str(tmp_path)
+    )
+    assert result.returncode != 0 and "algo.learning_rate" in result.stderr
+    assert not os.path.exists(tmp_path / "runs")
+
+
+ENVS = {"classic-discrete": "CartPole-v1", "classic-continuous": "Pendulum-v1"}
+
+
+@pytest.mark.parametrize("algo", sorted(ALGORITHMS))
+def test_default_search_space_keys_build(algo: str) -> None:
+    """Every key of the default search space is a key the run composition accepts."""
+    from rlpyt.cli.tune import SEARCH_SPACES, suggest
+
+    kind = next(k for k in ENVS if k in ALGORITHMS[algo].agents)
+    try:
+        ALGORITHMS[algo].configs[kind].load()
+    except ValueError as error:  # an algorithm whose default config has not landed yet
+        pytest.skip(str(error))
+    trial = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0)).ask()
+    values = suggest(trial, SEARCH_SPACES[algo])
+    assert set(values) == set(SEARCH_SPACES[algo])
+    components = build_components(RunSpec(algo=algo, env=ENVS[kind], overrides=values))
+    for key, value in values.items():
+        section, name = key.split(".")
+        assert components.config[section][name] == value
+
+
+def test_suggest_ranges_choices_and_fixed_values() -> None:
+    from rlpyt.cli.tune import suggest
+
+    space = {
+        "algo.learning_rate": {"low": 1e-5, "high": 1e-2, "log": True},
+        "algo.epochs": {"low": 1, "high": 3},
+        "model.hidden_sizes": {"choices": [[64, 64], [32]]},
+        "algo.discount": 0.9,
+    }
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=1))
+    seen = set()
+    for _ in range(12):
+        values = suggest(study.ask(), space)
+        assert 1e-5 <= values["algo.learning_rate"] <= 1e-2
+        assert isinstance(values["algo.epochs"], int) and 1 <= values["algo.epochs"] <= 3
+        assert values["algo.discount"] == 0.9
+        seen.add(tuple(values["model.hidden_sizes"]))
+    assert seen == {(64, 64), (32,)}
