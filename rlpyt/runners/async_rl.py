@@ -109,6 +109,7 @@ class AsyncRlBase(MinibatchRlBase):
         log_interval_steps: float = 1e5,
     ):
         super().__init__(algo, agent, sampler, n_steps, seed, None, log_interval_steps)
+        check_async_parts(type(self).__name__, algo, sampler)
         self.affinity = AttrDict(affinity) if affinity else AttrDict(optimizer=[{}], sampler={})
         self.group: WorkerGroup | None = None
         self.agent: Any = agent  # a BaseAgent: send_shared_memory is not in the Agent protocol
@@ -476,6 +477,21 @@ class AsyncRlEval(AsyncRlBase):
         """``StepsInEval``, ``TrajsInEval`` and ``CumEvalTime``."""
         columns = self.diagnostics.eval_columns(traj_infos or [])
         return {k: columns[k] for k in ("StepsInEval", "TrajsInEval", "CumEvalTime")}
+
+
+def check_async_parts(runner: str, algo: Any, sampler: Any) -> None:
+    """Raise TypeError unless ``sampler`` is asynchronous and ``algo`` a replay algorithm."""
+    if not callable(getattr(sampler, "async_initialize", None)):
+        raise TypeError(
+            f"{runner} needs an asynchronous sampler (rlpyt.samplers.async_: AsyncSerialSampler, "
+            f"AsyncCpuSampler, AsyncGpuSampler, AsyncAlternatingSampler), got "
+            f"{type(sampler).__name__}; synchronous samplers go with MinibatchRl."
+        )
+    if not callable(getattr(algo, "samples_to_buffer", None)):
+        raise TypeError(
+            f"{runner} trains replay algorithms (DQN, CategoricalDQN, R2D1, DDPG, TD3, SAC); "
+            f"{type(algo).__name__} keeps no replay. Use MinibatchRl or SyncRl for it."
+        )
 
 
 # -- child processes ------------------------------------------------------------------------

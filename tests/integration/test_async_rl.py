@@ -147,6 +147,22 @@ def test_double_buffer_collector_refuses_a_single_buffer():
         DbCpuResetCollector(0, [env], samples_np, T, dict, agent)
 
 
+def test_async_rl_refuses_a_synchronous_sampler_or_algorithm():
+    from rlpyt.algos.pg.ppo import PPO
+    from rlpyt.samplers.serial.sampler import SerialSampler
+
+    sampler = SerialSampler(
+        EnvCls=gym_make, env_kwargs=dict(id="CartPole-v1"), batch_T=T, batch_B=B
+    )
+    with pytest.raises(TypeError, match="asynchronous sampler"):
+        AsyncRl(DQN(), ClassicDqnAgent(), sampler, 1000)
+    async_sampler = AsyncSerialSampler(
+        EnvCls=gym_make, env_kwargs=dict(id="CartPole-v1"), batch_T=T, batch_B=B
+    )
+    with pytest.raises(TypeError, match="replay algorithms"):
+        AsyncRl(PPO(), ClassicDqnAgent(), async_sampler, 1000)
+
+
 # -- every sampler -----------------------------------------------------------------------------
 
 
