@@ -1,0 +1,358 @@
+"""SyncRl and SyncRlEval: synchronous data-parallel training over several processes.
+
+Box: Runner. A launch script builds sampler, agent and algorithm once and calls ``train()``, as
+for :class:`~rlpyt.runners.minibatch_rl.MinibatchRl`. Every rank runs that same training loop
+with a full replica (its own sampler and envs, seeded ``seed + 100 * rank``); the agent's model
+is wrapped in DistributedDataParallel, so each gradient step averages the gradients of all ranks
+and the parameters stay identical everywhere. Batch sizes are per rank (weak scaling): one
+iteration is ``T * B * world_size`` env steps, which ``CumSteps`` counts.
+
+Two ways to start (:mod:`rlpyt.runners.sync_ranks`): rlpyt's (``affinity`` is a list with one
+affinity per rank; the calling process is rank 0 and starts the others on this machine) or
+torchrun's (each torchrun process is one rank; ``affinity`` is a list indexed by ``LOCAL_RANK``,
+or one dict for all ranks, or None). Only rank 0 logs and writes snapshots; the trajectory
+infos of every rank are gathered to it each iteration; SyncRlEval evaluates in rank 0 while the
+others wait at a barrier. Snapshots hold each rank's sampler, algorithm and RNG state, so every
+rank resumes exactly. A rank that fails ends the run on every rank (docs/distributed.md).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+from collections.abc import Iterator
+from contextlib import nullcontext
+from typing import Any
+
+import torch
+import torch.distributed as dist
+
+from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.runners.diagnostics import Row
+from rlpyt.runners.minibatch_rl import MinibatchRl, MinibatchRlEval
+from rlpyt.runners.snapshot import get_rng_state, set_rng_state, snapshot_to_resume
+from rlpyt.runners.sync_ranks import (
+    RankError,
+    RankGroup,
+    destroy_process_group,
+    init_process_group,
+    run_rank,
+    torchrun_env,
+)
+from rlpyt.utils.logging import logger
+from rlpyt.utils.logging.context import logger_context
+from rlpyt.utils.seed import make_seed
+from rlpyt.utils.synchronize import find_port
+
+RANK_SEED_STRIDE = 100  # rank r trains with seed + 100 * r (rlpyt's)
+
+
+class SyncRlMixin:
+    """What makes a MinibatchRl runner one rank of a synchronous data-parallel run.
+
+    Class attributes (set on the class or the instance before ``train()``):
+        collective_timeout: Seconds a collective waits for the other ranks before raising (a
+            rank that is alive but stuck; failed ranks are noticed at once).
+        start_method: Start method of the ranks the master starts ("spawn": clean processes,
+            like torchrun's).
+        startup_timeout: Seconds the master waits for its ranks to start.
+    """
+
+    collective_timeout: float = 1800.0
+    start_method: str = "spawn"
+    startup_timeout: float = 300.0
+
+    # Attributes of MinibatchRlBase this mixin reads or sets.
+    affinity: Any
+    seed: int | None
+    rank: int
+    world_size: int
+    agent: Any
+    algo: Any
+    sampler: Any
+    _ranks: RankGroup | None = None
+    _joined: tuple | None = None  # (rank, world_size, seed, port, report_queue): started rank
+    _rank_states: list | None = None
+    _muted = False
+
+    # -- the two ways in ------------------------------------------------------------------------
+
+    def iter_train(self, resume_from: str | bool | None = None) -> Iterator[Row]:
+        """Train as one rank, yielding the rows rank 0 logs (other ranks yield empty dicts).
+
+        Args:
+            resume_from: As :meth:`MinibatchRlBase.iter_train`; resolved by rank 0 and used by
+                every rank (the snapshot file must be readable by all of them).
+
+        Raises:
+            RankError: (rlpyt's start, rank 0) another rank raised or died; its traceback.
+        """
+        error: BaseException | None = None
+        try:
+            resume_path = self._join_process_group(resume_from)
+            yield from super().iter_train(resume_path)  # type: ignore[misc]
+        except RankError as exc:  # found by this rank's own check: already complete
+            error = exc
+            raise
+        except Exception as exc:  # e.g. a collective failed: find the rank that caused it
+            error = exc
+            failure = self._ranks.failure() if self._ranks is not None else None
+            if failure is not None:
+                raise failure from exc
+            raise
+        except BaseException as exc:  # Ctrl-C, GeneratorExit: stop the ranks, no waiting
+            error = exc
+            raise
+        finally:
+            self._leave_process_group(error is None)
+
+    def join_as_rank(self, rank: int, world_size: int, seed: int, port: int, reports: Any) -> None:
+        """Called in a rank process the master started, before ``train()``."""
+        self._joined = (rank, world_size, seed, port, reports)
+
+    def _join_process_group(self, resume_from: str | bool | None) -> str | None:
+        """Become a rank (starting the others if this is rlpyt's master); the resume file."""
+        torchrun = torchrun_env()
+        if self._joined is not None:
+            rank, world_size, seed, port, reports = self._joined
+            self._set_rank(rank, world_size, seed, self._rank_affinities()[rank])
+            reports.put(("ready", rank, None))
+            init_process_group(rank, world_size, self._cuda, self.collective_timeout, port)
+            return resume_from or None  # already resolved by the master
+        if torchrun is not None:
+            return self._join_torchrun(*torchrun, resume_from)
+        return self._start_ranks(resume_from)
+
+    def _join_torchrun(
+        self, rank: int, world_size: int, local_rank: int, resume_from: str | bool | None
+    ) -> str | None:
+        affinity = self.affinity
+        if isinstance(affinity, list | tuple):
+            affinity = self._rank_affinities(local_rank + 1)[local_rank]
+        self._set_rank(rank, world_size, 0, dict(affinity or {}))
+        init_process_group(rank, world_size, self._cuda, self.collective_timeout)
+        seed = self.seed if rank == 0 and self.seed is not None else make_seed()
+        self.seed = self._from_rank0(lambda: seed) + RANK_SEED_STRIDE * rank
+        return self._from_rank0(lambda: snapshot_to_resume(resume_from))
+
+    def _start_ranks(self, resume_from: str | bool | None) -> str | None:
+        affinities = self._rank_affinities()
+        world_size = len(affinities)
+        seed = make_seed() if self.seed is None else self.seed
+        resume_path = snapshot_to_resume(resume_from)  # refused here, before any process
+        self._set_rank(0, world_size, seed, affinities[0])
+        port = find_port(_port_offset(affinities[0]))
+        if world_size > 1:
+            ctx = mp.get_context(self.start_method)
+            ranks = RankGroup(ctx, world_size - 1, self.startup_timeout)
+            common = dict(
+                runner=self,
+                report_queue=ranks.report_queue,
+                port=port,
+                world_size=world_size,
+                seed=seed,
+                resume_path=resume_path,
+            )
+            try:
+                ranks.start(run_rank, common, [dict(rank=r) for r in range(1, world_size)])
+            finally:
+                self._ranks = ranks  # after start: the ranks' copies of the runner lack it
+            ranks.gather("ready")  # a rank that fails to start raises here, not a hang
+        init_process_group(0, world_size, self._cuda, self.collective_timeout, port)
+        return resume_path
+
+    def _set_rank(self, rank: int, world_size: int, seed: int, affinity: dict) -> None:
+        self.rank, self.world_size = rank, world_size
+        self.seed = seed + RANK_SEED_STRIDE * rank
+        self.affinity = affinity
+        cuda_idx = affinity.get("cuda_idx")
+        self._cuda = cuda_idx is not None
+        if self._cuda:
+            torch.cuda.set_device(cuda_idx)
+        if rank > 0:  # only rank 0 writes the run folder and the console
+            logger.disable()
+            self._muted = True
+
+    def _rank_affinities(self, at_least: int = 1) -> list[dict]:
+        """The affinity list (kept as ``affinities``; ``affinity`` becomes this rank's)."""
+        affinities = getattr(self, "affinities", None)
+        if affinities is None:
+            affinities = self.affinity
+            if not isinstance(affinities, list | tuple) or not affinities:
+                raise TypeError(
+                    f"{type(self).__name__} takes a list of affinities, one per rank (got "
+                    f"{type(affinities).__name__}): e.g. make_affinity(n_cpu_core=2, n_gpu=0, "
+                    "gpu_per_run=2) for 2 CPU ranks, or [dict(cuda_idx=0), dict(cuda_idx=1)]; "
+                    "under torchrun a single dict or None is used by every rank."
+                )
+            affinities = [dict(a or {}) for a in affinities]
+            self.affinities = affinities
+        if len(affinities) < at_least:
+            raise ValueError(
+                f"The affinity list has {len(affinities)} entries but LOCAL_RANK "
+                f"{at_least - 1} needs one: give one affinity per process of a node."
+            )
+        return affinities
+
+    def _leave_process_group(self, success: bool) -> None:
+        """Finish: the master collects its ranks' "done" (or stops them); leave the group."""
+        try:
+            if self._ranks is not None:
+                if success:
+                    self._ranks.gather("done")
+                self._ranks.stop()
+        finally:
+            self._ranks = None
+            destroy_process_group()
+            if self._muted:
+                logger.enable()
+                self._muted = False
+
+    # -- collectives ----------------------------------------------------------------------------
+
+    def _from_rank0(self, compute: Any) -> Any:
+        """``compute()`` on rank 0, sent to every rank; an error there is raised everywhere."""
+        message: list[Any] = [None]
+        error: Exception | None = None
+        if self.rank == 0:
+            try:
+                message = [("ok", compute())]
+            except Exception as exc:
+                error = exc
+                message = [("error", f"{type(exc).__name__}: {exc}")]
+        dist.broadcast_object_list(message, src=0)
+        kind, value = message[0]
+        if error is not None:
+            raise error
+        if kind == "error":
+            raise RuntimeError(f"Rank 0 failed before training: {value}")
+        return value
+
+    def _gather(self, obj: Any) -> list | None:
+        """Every rank's ``obj`` in rank order on rank 0 (None elsewhere)."""
+        if self.world_size == 1:
+            return [obj]
+        out = [None] * self.world_size if self.rank == 0 else None
+        dist.gather_object(obj, out, dst=0)
+        return out
+
+    # -- hooks of the training loop ---------------------------------------------------------------
+
+    def store_diagnostics(
+        self, itr: int, traj_infos: list[TrajInfo], opt_info: tuple | None
+    ) -> None:
+        """Gather every rank's completed TrajInfos to rank 0, which keeps them for its log."""
+        if self._ranks is not None:
+            self._ranks.check()  # a rank that failed outside a collective
+        gathered = self._gather(traj_infos)
+        if self.rank == 0 and gathered is not None:
+            all_infos = [info for infos in gathered for info in infos]
+            super().store_diagnostics(itr, all_infos, opt_info)  # type: ignore[misc]
+
+    def log_diagnostics(
+        self,
+        itr: int,
+        traj_infos: list[TrajInfo] | None = None,
+        eval_time: float = 0.0,
+        prefix: str = "Diagnostics/",
+        pre_training: bool = False,
+    ) -> Row:
+        """Rank 0 logs and snapshots (with every rank's state); other ranks return ``{}``."""
+        if not pre_training and self._from_rank0(lambda: self._snapshot_due(itr)):
+            own = None if self.rank == 0 else self._rank_state()
+            self._rank_states = self._gather(own)
+        if self.rank != 0:
+            return {}
+        return super().log_diagnostics(  # type: ignore[misc]
+            itr, traj_infos, eval_time, prefix, pre_training
+        )
+
+    def record_config(self) -> None:
+        """Only rank 0 records the resolved configuration."""
+        if self.rank == 0:
+            super().record_config()  # type: ignore[misc]
+
+    # -- snapshots ------------------------------------------------------------------------------
+
+    @staticmethod
+    def _snapshot_due(itr: int) -> bool:
+        mode = logger.get_snapshot_mode()
+        if mode == "none" or logger.get_snapshot_dir() is None:
+            return False
+        return bool(logger.snapshot_file_names(itr, mode, logger.get_snapshot_gap()))
+
+    def _rank_state(self) -> dict:
+        """What differs between ranks: sampler, algorithm (e.g. a replay), RNG states."""
+        return dict(
+            sampler_state=self.sampler.state_dict(),
+            algo_state_dict=self.algo.state_dict(),
+            rnn_state=getattr(self.agent, "sampling_rnn_state", None),
+            rng_state=get_rng_state(),
+        )
+
+    def get_itr_snapshot(self, itr: int) -> dict:
+        """MinibatchRl's snapshot (rank 0's states) plus ``world_size`` and ``rank_states``."""
+        snapshot = super().get_itr_snapshot(itr)  # type: ignore[misc]
+        snapshot.update(world_size=self.world_size, rank_states=self._rank_states)
+        return snapshot
+
+    def resume(self, snapshot: dict) -> None:
+        """Every rank loads the snapshot; ranks above 0 then take their own states from it."""
+        saved = snapshot.get("world_size", 1)
+        if saved != self.world_size:
+            raise ValueError(
+                f"The snapshot was written by a run of {saved} ranks; resume it with the same "
+                f"number of ranks (this run has {self.world_size})."
+            )
+        super().resume(snapshot)  # type: ignore[misc]
+        if self.rank > 0:
+            state = snapshot["rank_states"][self.rank]
+            self.algo.load_state_dict(state["algo_state_dict"])
+            self.sampler.load_state_dict(state["sampler_state"])
+            if state["rnn_state"] is not None:
+                self.agent.sampling_rnn_state = state["rnn_state"]
+            set_rng_state(state["rng_state"])
+
+
+class SyncRl(SyncRlMixin, MinibatchRl):
+    """MinibatchRl over several ranks; the log summarises every rank's training trajectories.
+
+    Args:
+        algo, agent, sampler, n_steps, seed, log_interval_steps, log_traj_window: As
+            :class:`~rlpyt.runners.minibatch_rl.MinibatchRl`; ``n_steps`` counts all ranks'
+            steps, the sampler's batch is per rank.
+        affinity: A list with one affinity dict per rank (``make_affinity(...,
+            gpu_per_run=n)``); under torchrun a list indexed by ``LOCAL_RANK``, one dict for
+            every rank, or None.
+    """
+
+
+class SyncRlEval(SyncRlMixin, MinibatchRlEval):
+    """MinibatchRlEval over several ranks; rank 0 evaluates while the others wait.
+
+    Args: as :class:`SyncRl` (without ``log_traj_window``); rank 0's sampler needs
+    ``eval_n_envs > 0``.
+    """
+
+    def evaluate_agent(self, itr: int) -> tuple[list[TrajInfo], float]:
+        """Rank 0 evaluates; every rank then meets at a barrier."""
+        result = super().evaluate_agent(itr) if self.rank == 0 else ([], 0.0)
+        if self.world_size > 1:
+            dist.barrier()
+        return result
+
+
+def sync_logger_context(*args: Any, **kwargs: Any) -> Any:
+    """``logger_context(*args, **kwargs)`` on rank 0, a no-op context on other torchrun ranks.
+
+    Train scripts run under torchrun open the run folder with this, so only rank 0 writes it.
+    Outside torchrun it is ``logger_context``.
+    """
+    env = torchrun_env()
+    if env is not None and env[0] != 0:
+        return nullcontext()
+    return logger_context(*args, **kwargs)
+
+
+def _port_offset(affinity: dict) -> int:
+    cpus = affinity.get("master_cpus") or (0,)
+    return int(cpus[0]) % 100
