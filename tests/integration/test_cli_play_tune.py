@@ -70,8 +70,8 @@ def cartpole_run(tmp_path_factory: pytest.TempPathFactory) -> str:
     root = tmp_path_factory.mktemp("cartpole")
     check_ok(
         rlpyt(
-            "train", "ppo", "--env", "CartPole-v1", "--steps", "512", "--seed", "0",
-            "--log-dir", "runs", cwd=str(root),
+            "train", "ppo", "--env", "CartPole-v1", "--steps", "512", "--log-interval", "512",
+            "--seed", "0", "--log-dir", "runs", cwd=str(root),
         )
     )  # fmt: skip
     return str(root / "runs" / "run_0")
@@ -194,7 +194,7 @@ def test_tune_prunes_and_best_config_trains(tmp_path) -> None:
     check_ok(
         rlpyt(
             "train", "ppo", "--env", "CartPole-v1", "--config-file", "best.json",
-            "--steps", "256", "--log-dir", "trained", cwd=str(tmp_path),
+            "--steps", "256", "--log-interval", "256", "--log-dir", "trained", cwd=str(tmp_path),
         )
     )  # fmt: skip
     with open(tmp_path / "trained" / "run_0" / "params.json") as f:
