@@ -25,7 +25,7 @@ LAUNCHERS = ("local", "submitit", "ray")
 # Keys a sweep file may hold; each matches the command-line option of the same name.
 FILE_KEYS = frozenset(
     {"algo", "env", "sampler", "n_workers", "steps", "seed", "config", "config_file", "seeds"}
-    | {"target_reward", "eval_episodes", "log_interval_steps", "title", "set", "grid"}
+    | {"target_reward", "eval_episodes", "log_interval_steps", "set", "grid"}
 )
 
 
@@ -213,8 +213,7 @@ def sweep(
     variants, log_dirs = make_grid(grid)
     for variant, log_dir in zip(variants, log_dirs, strict=True):
         _check_setting(spec, variant, log_dir)
-    title = title or options.get("title") or f"{spec.algo}_{(spec.env or 'default')}"
-    title = title.replace("/", "_")
+    title = (title or f"{spec.algo}_{spec.env or 'default'}").replace("/", "_")
     click.echo(f"{len(variants)} settings x {seeds} seeds: {', '.join(log_dirs)}")
     if dry_run:
         return
