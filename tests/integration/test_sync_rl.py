@@ -1,0 +1,215 @@
+"""SyncRl on torch.distributed (gloo, CPU): identical parameters on every rank, the log, resume,
+torchrun, and failures (a rank that raises, a rank killed with SIGKILL).
+
+The ranks are processes; classes they run (the checking runner, the failing env) live at module
+level so the spawned ranks can import them.
+"""
+
+import csv
+import glob
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+import torch
+import torch.distributed as dist
+
+from rlpyt.agents.pg.classic import ClassicFfAgent
+from rlpyt.algos.pg.ppo import PPO
+from rlpyt.envs.gym import make as gym_make
+from rlpyt.runners.sync_ranks import RankError
+from rlpyt.runners.sync_rl import SyncRl, SyncRlEval
+from rlpyt.samplers.serial.sampler import SerialSampler
+from rlpyt.utils.logging.context import logger_context
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ONE_THREAD = dict(master_torch_threads=1, set_affinity=False)
+FAIL_RANK = "RLPYT_TEST_FAIL_RANK"  # the rank whose env fails (read in the rank process)
+FAIL_HOW = "RLPYT_TEST_FAIL_HOW"  # "raise" or "kill"
+FAIL_STAMP = "RLPYT_TEST_FAIL_STAMP"  # file the failing env writes the time of its failure to
+
+
+class CheckedSyncRl(SyncRl):
+    """SyncRl that gathers a hash of every rank's parameters after each update to rank 0."""
+
+    def store_diagnostics(self, itr, traj_infos, opt_info):
+        digest = _param_hash(self.agent)
+        hashes = [None] * self.world_size
+        dist.all_gather_object(hashes, digest)
+        self.hashes = [*getattr(self, "hashes", []), hashes]
+        super().store_diagnostics(itr, traj_infos, opt_info)
+
+    def log_diagnostics(self, itr, *args, **kwargs):
+        row = super().log_diagnostics(itr, *args, **kwargs)
+        if self.rank == 0:
+            row["hashes"] = list(self.hashes)
+        return row
+
+
+def _param_hash(agent):
+    blob = b"".join(p.detach().numpy().tobytes() for p in agent.bare_model.parameters())
+    return hashlib.sha1(blob).hexdigest()
+
+
+def failing_cartpole(**kwargs):
+    """CartPole whose 40th step fails in the rank named by ``$RLPYT_TEST_FAIL_RANK``."""
+    env = gym_make(id="CartPole-v1")
+    if os.environ.get(FAIL_RANK) == str(_this_rank()):
+        step, count = env.step, [0]
+
+        def failing_step(action):
+            count[0] += 1
+            if count[0] == 40:
+                with open(os.environ[FAIL_STAMP], "w") as f:
+                    f.write(repr(time.time()))
+                if os.environ.get(FAIL_HOW) == "kill":
+                    os.kill(os.getpid(), signal.SIGKILL)
+                raise ValueError("injected env failure")
+            return step(action)
+
+        env.step = failing_step
+    return env
+
+
+def _this_rank():
+    return dist.get_rank() if dist.is_initialized() else -1
+
+
+def sync_runner(RunnerCls=CheckedSyncRl, n_steps=4 * 2 * 32 * 4, EnvCls=gym_make, **kwargs):  # noqa: N803
+    env_kwargs = dict(id="CartPole-v1") if EnvCls is gym_make else dict()
+    sampler = SerialSampler(
+        EnvCls=EnvCls,
+        env_kwargs=env_kwargs,
+        batch_T=32,
+        batch_B=4,
+        max_decorrelation_steps=0,
+        **kwargs.pop("sampler_kwargs", {}),
+    )
+    return RunnerCls(
+        algo=PPO(minibatches=2, epochs=2, linear_lr_schedule=False),  # resume: n_itr differs
+        agent=ClassicFfAgent(),
+        sampler=sampler,
+        n_steps=n_steps,
+        seed=3,
+        affinity=[ONE_THREAD, ONE_THREAD],
+        log_interval_steps=2 * 32 * 4 * 2,
+        **kwargs,
+    )
+
+
+def read_progress(run_dir):
+    with open(os.path.join(run_dir, "progress.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def children():
+    """Child processes of the test, without multiprocessing's own resource tracker."""
+    found = []
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if "resource_tracker" not in " ".join(child.cmdline()):
+                found.append(child)
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
+def test_two_ranks_keep_identical_parameters_and_log_all_trajectories(tmp_path):
+    runner = sync_runner()
+    with logger_context(str(tmp_path), 0, "sync", {}, override_prefix=True, snapshot_mode="last"):
+        rows = list(runner.iter_train())
+    hashes = rows[-1]["hashes"]
+    assert len(hashes) == 4  # every iteration, after its update
+    for per_rank in hashes:
+        assert len(per_rank) == 2 and per_rank[0] == per_rank[1], per_rank
+    assert len({h[0] for h in hashes}) == 4  # the parameters did change each update
+    progress = read_progress(os.path.join(str(tmp_path), "run_0"))
+    assert [int(r["Diagnostics/CumSteps"]) for r in progress] == [512, 1024]
+    # Both ranks' episodes reach the log: 1024 CartPole steps hold > 8 complete episodes of
+    # rank 0 alone only if episodes are short; compare with the steps logged per rank instead.
+    steps_in_window = int(progress[-1]["Diagnostics/StepsInTrajWindow"])
+    assert steps_in_window > 512  # more than one rank's 512 steps of this log interval
+    assert not children()
+
+
+def test_resume_continues_exactly_on_every_rank(tmp_path):
+    full = sync_runner(n_steps=4 * 256)
+    with logger_context(str(tmp_path), 0, "full", {}, override_prefix=True):
+        full_rows = list(full.iter_train())
+    part = sync_runner(n_steps=2 * 256)
+    with logger_context(str(tmp_path), 1, "part", {}, override_prefix=True, snapshot_mode="last"):
+        part.train()
+    resumed = sync_runner(n_steps=4 * 256)
+    with logger_context(str(tmp_path), 1, "part", {}, override_prefix=True, resume=True):
+        resumed_rows = list(resumed.iter_train(resume_from=True))
+    assert resumed_rows[-1]["hashes"][-1] == full_rows[-1]["hashes"][-1]
+    full_csv = read_progress(os.path.join(str(tmp_path), "run_0"))
+    part_csv = read_progress(os.path.join(str(tmp_path), "run_1"))
+    assert [r["ReturnAverage"] for r in part_csv] == [r["ReturnAverage"] for r in full_csv]
+
+
+def test_eval_runner_evaluates_in_rank_zero(tmp_path):
+    runner = sync_runner(
+        RunnerCls=SyncRlEval, n_steps=256, sampler_kwargs=dict(eval_n_envs=1, eval_max_steps=300)
+    )
+    with logger_context(str(tmp_path), 0, "eval", {}, override_prefix=True):
+        runner.train()
+    progress = read_progress(os.path.join(str(tmp_path), "run_0"))
+    assert [int(r["Diagnostics/CumSteps"]) for r in progress] == [0, 512]  # n_steps rounded up to a log interval
+    assert all(int(r["Diagnostics/TrajsInEval"]) >= 1 for r in progress)
+
+
+@pytest.mark.parametrize("how", ["raise", "kill"])
+def test_failed_rank_raises_in_master_quickly(tmp_path, monkeypatch, how):
+    monkeypatch.setenv(FAIL_RANK, "1")
+    monkeypatch.setenv(FAIL_HOW, how)
+    stamp = tmp_path / "failed_at"
+    monkeypatch.setenv(FAIL_STAMP, str(stamp))
+    runner = sync_runner(EnvCls=failing_cartpole, n_steps=10_000)
+    with pytest.raises(RankError) as info:
+        runner.train()
+    raised_at = time.time()
+    assert info.value.rank == 1
+    if how == "raise":
+        assert "injected env failure" in str(info.value) and "Traceback" in str(info.value)
+    else:
+        assert "SIGKILL" in str(info.value)
+    assert raised_at - float(stamp.read_text()) < 10
+    assert not children()
+    assert not dist.is_initialized()
+
+
+def test_single_affinity_dict_is_refused():
+    runner = sync_runner()
+    runner.affinity = dict(ONE_THREAD)
+    with pytest.raises(TypeError, match="list of affinities"):
+        runner.train()
+
+
+def test_torchrun_two_ranks(tmp_path):
+    script = os.path.join(REPO, "experiments/scripts/classic/pg/train/cartpole_ppo_sync.py")
+    torchrun = os.path.join(os.path.dirname(sys.executable), "torchrun")
+    command = [torchrun, "--standalone", "--nproc-per-node", "2", script]
+    command += ["--log_dir", str(tmp_path), "--n_steps", "1024", "--log_interval_steps", "512"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=180, cwd=REPO)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (progress,) = glob.glob(os.path.join(str(tmp_path), "*", "progress.csv"))
+    with open(progress, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [int(r["Diagnostics/CumSteps"]) for r in rows] == [512, 1024]
+
+
+def test_torchrun_rank_failure_ends_the_job(tmp_path):
+    script = os.path.join(REPO, "experiments/scripts/classic/pg/train/cartpole_ppo_sync.py")
+    torchrun = os.path.join(os.path.dirname(sys.executable), "torchrun")
+    command = [torchrun, "--standalone", "--nproc-per-node", "2", script]
+    command += ["--log_dir", str(tmp_path), "--n_steps", "100000", "--fail_rank", "1"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=180, cwd=REPO)
+    assert done.returncode != 0
+    assert "injected env failure" in done.stdout + done.stderr
+    assert torch.distributed.is_available()
