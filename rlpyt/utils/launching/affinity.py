@@ -10,7 +10,7 @@ turns that into the structure its runner reads with :func:`affinity_from_code`:
   ``master_cpus``, ``workers_cpus`` (one CPU tuple per sampler worker; its length is the number
   of workers), ``master_torch_threads``, ``worker_torch_threads``, ``alternating``,
   ``set_affinity`` and ``all_cpus`` (everything the run may touch, for ``taskset``);
-- ``SyncRl``: a list of those, one per GPU;
+- ``SyncRl``: a list of those, one per GPU (or per CPU rank when ``n_gpu=0``);
 - ``AsyncRl``: an ``AttrDict`` with ``all_cpus``, ``optimizer`` (list of dicts with ``cpus``,
   ``cuda_idx``, ``torch_threads``, ``set_affinity``), ``sampler`` (one single-process affinity,
   or a list of them, one per sampler GPU) and ``set_affinity``.
@@ -39,6 +39,7 @@ from rlpyt.utils.launching.layouts import (
     async_gpu_affinity,
     cpu_affinity,
     gpu_affinity,
+    multicpu_affinity,
     multigpu_affinity,
 )
 
@@ -103,7 +104,8 @@ def encode_affinity(
         n_cpu_core: physical cores to use (hyperthreads are not counted).
         n_gpu: GPUs to use; 0 for CPU-only runs.
         contexts_per_gpu: runs sharing one GPU (e.g. 2 puts two runs per GPU).
-        gpu_per_run: GPUs per run, >1 for synchronous multi-GPU (SyncRl) or async optimizers.
+        gpu_per_run: GPUs per run, >1 for synchronous multi-GPU (SyncRl) or async optimizers;
+            with ``n_gpu=0``, the CPU ranks of a SyncRl run (``cpu_per_run`` split equally).
         cpu_per_run: cores per run when ``n_gpu == 0``. A CPU-only asynchronous run needs an
             optimizer core and a sampler core, so there the default 1 means all ``n_cpu_core``
             cores (rlpyt raised instead).
@@ -233,7 +235,7 @@ def _build_logical(run_slot: int, affinity_code: str) -> AttrDict | list[AttrDic
     if p.ass:
         return async_gpu_affinity(run_slot, p) if p.gpu else async_cpu_affinity(run_slot, p)
     if p.gpu == 0:
-        return cpu_affinity(run_slot, p)
+        return multicpu_affinity(run_slot, p) if p.gpr > 1 else cpu_affinity(run_slot, p)
     if p.gpr > 1:
         return multigpu_affinity(run_slot, p)
     return gpu_affinity(run_slot, p)

@@ -180,6 +180,19 @@ def multigpu_affinity(slot: int, p: AffinityParams) -> list[AttrDict]:
     return [gpu_affinity(s, one_context) for s in range(slot * p.gpr, (slot + 1) * p.gpr)]
 
 
+def multicpu_affinity(slot: int, p: AffinityParams) -> list[AttrDict]:
+    """SyncRl on CPUs (``n_gpu=0``, ``gpu_per_run`` ranks): the run's cores in equal rank blocks."""
+    cpr = p.cpr or 1
+    if cpr % p.gpr:
+        raise AffinityError(
+            f"gpu_per_run={p.gpr} CPU ranks cannot share cpu_per_run={cpr} cores equally; "
+            "make cpu_per_run a multiple of gpu_per_run."
+        )
+    check_slot(slot, p.cpu // cpr, f"n_cpu_core={p.cpu} with cpu_per_run={cpr}")
+    rank_params = dataclasses.replace(p, cpr=cpr // p.gpr)
+    return [cpu_affinity(slot * p.gpr + r, rank_params) for r in range(p.gpr)]
+
+
 def async_cpu_affinity(slot: int, p: AffinityParams) -> AttrDict:
     """Asynchronous run without GPUs: optimizer on the first ``res`` cores, sampler on the rest."""
     if p.gpr != 1 or p.sgr:
