@@ -117,7 +117,7 @@ class SyncRlMixin:
             self._set_rank(rank, world_size, seed, self._rank_affinities()[rank])
             reports.put(("ready", rank, None))
             init_process_group(rank, world_size, self._cuda, self.collective_timeout, port)
-            return resume_from or None  # already resolved by the master
+            return str(resume_from) if resume_from else None  # resolved by the master
         if torchrun is not None:
             return self._join_torchrun(*torchrun, resume_from)
         return self._start_ranks(resume_from)
