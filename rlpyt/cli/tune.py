@@ -167,6 +167,26 @@ def check_search_space(space: dict[str, Any]) -> None:
             )
 
 
+def check_space_keys(base: RunSpec, space: dict[str, Any]) -> None:
+    """Compose ``base`` with one value per search-space key, before any trial starts.
+
+    Raises:
+        click.UsageError: a key the run does not have (the message names the closest one).
+    """
+    values = {}
+    for key, entry in space.items():
+        if not isinstance(entry, dict):
+            values[key] = entry
+        else:
+            values[key] = entry["choices"][0] if "choices" in entry else entry["low"]
+    spec = RunSpec.from_dict(base.to_dict())
+    spec.overrides = {**values, **base.overrides}
+    try:
+        build_components(spec)
+    except ValueError as error:
+        raise click.UsageError(f"The search space or --set: {error}") from None
+
+
 def suggest(trial: Any, space: dict[str, Any]) -> dict[str, Any]:
     """Draw one value per search-space key from an Optuna trial.
 
@@ -419,6 +439,7 @@ def tune(
     base = spec_from_options(algo, **options)
     if base.seed is None:
         base.seed = make_seed()
+    check_space_keys(base, space)
     study_dir = os.path.abspath(log_dir or _study_dir(algo, base.env))
     objective = TrialRunner(base, space, metric, study_dir)
     optuna.logging.set_verbosity(optuna.logging.WARNING)

@@ -15,6 +15,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -96,6 +97,20 @@ def test_play_cli_run_two_episodes_with_video(cartpole_run: str, tmp_path) -> No
         rlpyt("play", cartpole_run, "--episodes", "2", "--seed", "3", cwd=str(tmp_path))
     )
     assert episodes(again) == played  # the seed fixes env and agent sampling
+
+
+def test_play_resolved_section_rebuilds_the_same_run(cartpole_run: str, tmp_path) -> None:
+    """Without its "cli" section, a run plays from "resolved" exactly as it does from "cli"."""
+    copy = tmp_path / "run_0"
+    shutil.copytree(cartpole_run, copy)
+    with open(copy / "params.json") as f:
+        params = json.load(f)
+    del params["cli"]
+    (copy / "params.json").write_text(json.dumps(params))
+    args = ("--episodes", "2", "--seed", "5")
+    from_cli = check_ok(rlpyt("play", cartpole_run, *args, cwd=str(tmp_path)))
+    from_resolved = check_ok(rlpyt("play", str(copy), *args, cwd=str(tmp_path)))
+    assert len(episodes(from_cli)) == 2 and episodes(from_resolved) == episodes(from_cli)
 
 
 def test_play_script_run_from_resolved_section(tmp_path) -> None:
@@ -208,7 +223,14 @@ def test_tune_bad_search_space_fails_before_training(tmp_path) -> None:
         "tune", "ppo", "--env", "CartPole-v1", "--search-space", str(space), cwd=str(tmp_path)
     )
     assert result.returncode != 0 and "algo.learning_rate" in result.stderr
-    assert not os.path.exists(tmp_path / "runs")
+    space.write_text(json.dumps({"algo.learnin_rate": {"low": 1e-4, "high": 1e-3}}))
+    result = rlpyt(
+        "tune", "ppo", "--env", "CartPole-v1", "--search-space", str(space), "--log-dir", "study",
+        cwd=str(tmp_path),
+    )  # fmt: skip
+    assert result.returncode != 0 and "algo.learnin_rate" in result.stderr
+    assert "algo.learning_rate" in result.stderr  # the closest valid key
+    assert "Traceback" not in result.stderr and not os.path.exists(tmp_path / "study" / "run_0")
 
 
 ENVS = {"classic-discrete": "CartPole-v1", "classic-continuous": "Pendulum-v1"}
