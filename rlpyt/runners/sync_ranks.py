@@ -6,7 +6,7 @@ Box: Runner. :class:`rlpyt.runners.sync_rl.SyncRl` calls these to become one ran
 - rlpyt's: the process that calls ``train()`` is rank 0 ("the master"). It starts one process
   per further entry of its affinity list (:class:`RankGroup`, built on the parallel samplers'
   :class:`~rlpyt.samplers.parallel.worker_group.WorkerGroup`), each running :func:`run_rank`,
-  and all meet on a free TCP port of 127.0.0.1 (:func:`rlpyt.utils.synchronize.find_port`).
+  and all meet at rank 0's store on a port of 127.0.0.1 the OS picks (:func:`make_store`).
 - torchrun's: ``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``, ``MASTER_ADDR`` and ``MASTER_PORT`` are
   in the environment (:func:`torchrun_env`); every process is one rank and nothing is started.
 
@@ -70,8 +70,29 @@ def torchrun_env() -> tuple[int, int, int] | None:
     return int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]), int(os.environ["LOCAL_RANK"])
 
 
+def make_store(world_size: int, timeout: float) -> dist.TCPStore:
+    """The rendezvous store of rlpyt's start (rank 0) on a port of 127.0.0.1 the OS picks.
+
+    Binding port 0 cannot collide with another run (a probed free port could be taken before
+    use); the ranks learn the port (``store.port``) from their process arguments.
+    """
+    return dist.TCPStore(
+        "127.0.0.1",
+        0,
+        world_size,
+        is_master=True,
+        timeout=timedelta(seconds=timeout),
+        wait_for_workers=False,
+    )
+
+
 def init_process_group(
-    rank: int, world_size: int, cuda: bool, timeout: float, port: int | None = None
+    rank: int,
+    world_size: int,
+    cuda: bool,
+    timeout: float,
+    port: int | None = None,
+    store: dist.Store | None = None,
 ) -> str:
     """Join the default process group: NCCL when this rank has a GPU, else gloo.
 
@@ -80,20 +101,23 @@ def init_process_group(
         world_size: Number of ranks.
         cuda: This rank trains on a GPU.
         timeout: Seconds a collective may wait for the other ranks before it raises.
-        port: rlpyt's start: the master's port on 127.0.0.1; None: torchrun's environment.
+        port: rlpyt's start, ranks above 0: the port of rank 0's store on 127.0.0.1.
+        store: rlpyt's start, rank 0: its store (:func:`make_store`). Neither ``port`` nor
+            ``store``: torchrun's environment (``env://``).
 
     Returns:
         The backend's name.
     """
     backend = "nccl" if cuda else "gloo"
-    init_method = "env://" if port is None else f"tcp://127.0.0.1:{port}"
-    dist.init_process_group(
-        backend,
-        init_method=init_method,
-        rank=rank,
-        world_size=world_size,
-        timeout=timedelta(seconds=timeout),
-    )
+    delta = timedelta(seconds=timeout)
+    if store is None and port is not None:
+        store = dist.TCPStore("127.0.0.1", port, world_size, is_master=False, timeout=delta)
+    if store is None:
+        dist.init_process_group(backend, rank=rank, world_size=world_size, timeout=delta)
+    else:
+        dist.init_process_group(
+            backend, store=store, rank=rank, world_size=world_size, timeout=delta
+        )
     return backend
 
 

@@ -35,13 +35,13 @@ from rlpyt.runners.sync_ranks import (
     RankGroup,
     destroy_process_group,
     init_process_group,
+    make_store,
     run_rank,
     torchrun_env,
 )
 from rlpyt.utils.logging import logger
 from rlpyt.utils.logging.context import logger_context
 from rlpyt.utils.seed import make_seed
-from rlpyt.utils.synchronize import find_port
 
 RANK_SEED_STRIDE = 100  # rank r trains with seed + 100 * r (rlpyt's)
 
@@ -140,14 +140,14 @@ class SyncRlMixin:
         seed = make_seed() if self.seed is None else self.seed
         resume_path = snapshot_to_resume(resume_from)  # refused here, before any process
         self._set_rank(0, world_size, seed, affinities[0])
-        port = find_port(_port_offset(affinities[0]))
+        store = make_store(world_size, self.collective_timeout)
         if world_size > 1:
             ctx = mp.get_context(self.start_method)
             ranks = RankGroup(ctx, world_size - 1, self.startup_timeout)
             common = dict(
                 runner=self,
                 report_queue=ranks.report_queue,
-                port=port,
+                port=store.port,
                 world_size=world_size,
                 seed=seed,
                 resume_path=resume_path,
@@ -157,7 +157,7 @@ class SyncRlMixin:
             finally:
                 self._ranks = ranks  # after start: the ranks' copies of the runner lack it
             ranks.gather("ready")  # a rank that fails to start raises here, not a hang
-        init_process_group(0, world_size, self._cuda, self.collective_timeout, port)
+        init_process_group(0, world_size, self._cuda, self.collective_timeout, store=store)
         return resume_path
 
     def _set_rank(self, rank: int, world_size: int, seed: int, affinity: dict) -> None:
@@ -266,6 +266,19 @@ class SyncRlMixin:
             itr, traj_infos, eval_time, prefix, pre_training
         )
 
+    def startup(self) -> int:
+        """MinibatchRl's start-up, then every rank takes rank 0's agent state.
+
+        DDP makes the trained models equal; this also makes the rest equal (target networks,
+        which each rank built from its own seed), before the first update.
+        """
+        n_itr = super().startup()  # type: ignore[misc]
+        if self.world_size > 1:
+            for tensor in _tensors(self.agent.state_dict()):
+                dist.broadcast(tensor, src=0)  # state dict tensors share the models' storage
+            self.agent.sync_shared_memory()
+        return n_itr
+
     def record_config(self) -> None:
         """Only rank 0 records the resolved configuration."""
         if self.rank == 0:
@@ -353,6 +366,10 @@ def sync_logger_context(*args: Any, **kwargs: Any) -> Any:
     return logger_context(*args, **kwargs)
 
 
-def _port_offset(affinity: dict) -> int:
-    cpus = affinity.get("master_cpus") or (0,)
-    return int(cpus[0]) % 100
+def _tensors(state: Any) -> Iterator[torch.Tensor]:
+    """The tensors of a (nested) state dict, in its order."""
+    if isinstance(state, torch.Tensor):
+        yield state
+    elif isinstance(state, dict):
+        for value in state.values():
+            yield from _tensors(value)

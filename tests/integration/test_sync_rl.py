@@ -16,6 +16,7 @@ import time
 
 import psutil
 import pytest
+import torch
 import torch.distributed as dist
 
 from rlpyt.agents.pg.classic import ClassicFfAgent
@@ -51,8 +52,18 @@ class CheckedSyncRl(SyncRl):
 
 
 def _param_hash(agent):
-    blob = b"".join(p.detach().numpy().tobytes() for p in agent.bare_model.parameters())
-    return hashlib.sha1(blob).hexdigest()
+    """A hash of every tensor of the agent's state dict (all models, targets included)."""
+    digest = hashlib.sha1()
+
+    def add(value):
+        if isinstance(value, torch.Tensor):
+            digest.update(value.detach().cpu().numpy().tobytes())
+        elif isinstance(value, dict):
+            for key in sorted(value):
+                add(value[key])
+
+    add(agent.state_dict())
+    return digest.hexdigest()
 
 
 def failing_cartpole(**kwargs):
@@ -220,3 +231,30 @@ def test_torchrun_rank_failure_ends_the_job(tmp_path):
     assert "injected env failure" in done.stdout + done.stderr
     assert ended_at - float(stamp.read_text()) < 10
     assert not children()
+
+
+def test_dqn_ranks_share_online_and_target_networks():
+    # Each rank builds its target network from its own seed: without rank 0's state broadcast
+    # at start-up the targets (and so the TD targets) would differ between ranks.
+    from rlpyt.agents.dqn.classic import ClassicDqnAgent
+    from rlpyt.algos.dqn.dqn import DQN
+
+    sampler = SerialSampler(
+        EnvCls=gym_make,
+        env_kwargs=dict(id="CartPole-v1"),
+        batch_T=16,
+        batch_B=2,
+        max_decorrelation_steps=0,
+    )
+    runner = CheckedSyncRl(
+        algo=DQN(min_steps_learn=128, batch_size=16, replay_size=1000, target_update_interval=4),
+        agent=ClassicDqnAgent(),
+        sampler=sampler,
+        n_steps=64 * 6,
+        seed=1,
+        affinity=[ONE_THREAD, ONE_THREAD],
+        log_interval_steps=64 * 6,
+    )
+    (row,) = list(runner.iter_train())
+    assert all(per_rank[0] == per_rank[1] for per_rank in row["hashes"]), row["hashes"]
+    assert len({per_rank[0] for per_rank in row["hashes"]}) > 2  # updates happened
