@@ -258,3 +258,41 @@ def test_dqn_ranks_share_online_and_target_networks():
     (row,) = list(runner.iter_train())
     assert all(per_rank[0] == per_rank[1] for per_rank in row["hashes"]), row["hashes"]
     assert len({per_rank[0] for per_rank in row["hashes"]}) > 2  # updates happened
+
+
+@pytest.mark.learning
+def test_ppo_cartpole_two_ranks_reaches_475(tmp_path):
+    # RL-zoo's CartPole PPO (as tests/learning/test_pg_classic.py) with its 8 envs split over
+    # 2 ranks (32 x 4 each): the same global batch of 256 steps, gradients averaged by DDP.
+    algo = PPO(
+        discount=0.98,
+        gae_lambda=0.8,
+        learning_rate=1e-3,
+        value_loss_coeff=0.5,
+        entropy_loss_coeff=0.0,
+        clip_grad_norm=0.5,
+        minibatches=1,
+        epochs=20,
+        ratio_clip=0.2,
+        normalize_advantage=True,
+    )
+    sampler = SerialSampler(
+        EnvCls=gym_make,
+        env_kwargs=dict(id="CartPole-v1"),
+        batch_T=32,
+        batch_B=4,
+        max_decorrelation_steps=0,
+    )
+    runner = SyncRl(
+        algo=algo,
+        agent=ClassicFfAgent(),
+        sampler=sampler,
+        n_steps=100_000,
+        seed=1,
+        affinity=[ONE_THREAD, ONE_THREAD],
+        log_interval_steps=5_120,
+    )
+    with logger_context(str(tmp_path), 0, "learn", {}, override_prefix=True):
+        runner.train()
+    returns = [float(r["ReturnAverage"]) for r in read_progress(str(tmp_path / "run_0"))]
+    assert max(returns) >= 475, returns
