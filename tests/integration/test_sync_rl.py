@@ -296,3 +296,27 @@ def test_ppo_cartpole_two_ranks_reaches_475(tmp_path):
         runner.train()
     returns = [float(r["ReturnAverage"]) for r in read_progress(str(tmp_path / "run_0"))]
     assert max(returns) >= 475, returns
+
+
+def test_ctrl_c_in_master_leaves_no_rank_behind(tmp_path):
+    script = os.path.join(REPO, "experiments/scripts/classic/pg/train/cartpole_ppo_sync.py")
+    command = [sys.executable, script, "--log_dir", str(tmp_path), "--n_steps", "1e7"]
+    command += ["--log_interval_steps", "512"]
+    master = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        progress = tmp_path / "run_0" / "progress.csv"
+        deadline = time.monotonic() + 120
+        while not (progress.exists() and progress.read_text().count("\n") >= 2):
+            assert master.poll() is None and time.monotonic() < deadline
+            time.sleep(0.2)
+        ranks = psutil.Process(master.pid).children(recursive=True)
+        assert any("spawn" in " ".join(p.cmdline()) for p in ranks)
+        master.send_signal(signal.SIGINT)  # to the master only (a terminal would send both)
+        master.wait(timeout=15)
+        gone, alive = psutil.wait_procs(ranks, timeout=5)
+        assert not alive, alive
+        assert master.returncode != 0
+        assert "KeyboardInterrupt" in master.stderr.read().decode()
+    finally:
+        if master.poll() is None:
+            master.kill()
