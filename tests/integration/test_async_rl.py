@@ -10,6 +10,7 @@ import ctypes
 import math
 import multiprocessing as mp
 import os
+import time
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from rlpyt.agents.dqn.classic import ClassicDqnAgent
 from rlpyt.algos.dqn.dqn import DQN
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.envs.traj_info import TrajInfo
-from rlpyt.experiments.configs.classic.dqn.cartpole_dqn_async import configs
+from rlpyt.experiments.configs.classic.dqn.cartpole_dqn import configs as sync_configs
 from rlpyt.runners.async_rl import AsyncRl, AsyncRlEval
 from rlpyt.samplers.async_.alternating_sampler import (
     AsyncAlternatingSampler,
@@ -286,15 +287,35 @@ def test_resume_continues_counters_weights_and_replay(tmp_path):
 # -- learning --------------------------------------------------------------------------------
 
 TARGET = 475.0
+STEP_SECONDS = 0.001
 
 
-def steps_to_target(SamplerCls, seed):
+def slow_cartpole(step_seconds=STEP_SECONDS, **kwargs):
+    """CartPole-v1 whose step takes ``step_seconds`` longer (a simulator's cost).
+
+    Plain CartPole steps cost microseconds: a sampler outruns any CPU optimizer many times
+    over, the throttle never binds, and the replay ratio ends far below the setting. With a
+    millisecond per step the optimizer keeps up with the configured ratio on two cores, so
+    the run is the synchronous config's, only asynchronous.
+    """
+    env = gym_make(**kwargs)
+    step = env.step
+
+    def slow_step(action):
+        time.sleep(step_seconds)
+        return step(action)
+
+    env.step = slow_step
+    return env
+
+
+def steps_to_target(seed):
     """Env steps at the first evaluation averaging >= TARGET (None within the budget)."""
-    config = copy.deepcopy(configs["async"])
-    sampler = SamplerCls(
-        EnvCls=gym_make,
+    config = copy.deepcopy(sync_configs["dqn"])  # RL-Zoo's tuned CartPole DQN, 50k steps
+    sampler = AsyncSerialSampler(
+        EnvCls=slow_cartpole,
         env_kwargs=config["env"],
-        eval_env_kwargs=config["eval_env"],
+        eval_env_kwargs=dict(config["eval_env"], step_seconds=0.0),
         **config["sampler"],
     )
     runner = AsyncRlEval(
@@ -315,13 +336,14 @@ def steps_to_target(SamplerCls, seed):
 
 @pytest.mark.learning
 def test_async_dqn_learns_cartpole_within_the_replay_ratio():
-    """Within 150k env steps, at least one of two seeds evaluates >= 475 (10 episodes)."""
-    limit = configs["async"]["algo"]["replay_ratio"] * 1.1
+    """Within 50k env steps one of two seeds evaluates >= 475 (10 episodes); CumReplayRatio
+    stays within 10% of the configured replay_ratio (32) in every logged row."""
+    limit = sync_configs["dqn"]["algo"]["replay_ratio"] * 1.1
     logger.disable()
     try:
         results = {}
         for seed in (0, 1):
-            results[seed] = steps_to_target(AsyncSerialSampler, seed)
+            results[seed] = steps_to_target(seed)
             if results[seed][0] is not None:
                 break
     finally:
