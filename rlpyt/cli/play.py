@@ -25,6 +25,7 @@ import gymnasium
 import numpy as np
 
 from rlpyt.cli.registry import RunSpec, build_components
+from rlpyt.distributions.categorical import Categorical
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.runners.snapshot import UnreadableSnapshotError, find_snapshot, load_snapshot
@@ -275,7 +276,7 @@ def make_deterministic(agent: Any) -> None:
         distribution.set_std(0.0)
     elif hasattr(distribution, "set_epsilon"):
         distribution.set_epsilon(0.0)
-    elif hasattr(distribution, "sample") and type(distribution).__name__ == "Categorical":
+    elif isinstance(distribution, Categorical):
         agent.distribution = _MostProbable(distribution)
     else:
         raise PlayError(
@@ -399,11 +400,16 @@ class VideoRecorder:
 
 
 def render_frame(env: Any) -> Any:
-    """``env.render()``, with a missing rendering dependency reported as a :class:`PlayError`."""
+    """``env.render()``; a missing rendering dependency or method is a :class:`PlayError`."""
     try:
         return env.render()
     except gymnasium.error.DependencyNotInstalled as error:
         raise PlayError(f"Rendering this env for the video needs a package: {error}") from None
+    except (AttributeError, NotImplementedError):
+        raise PlayError(
+            f"{type(env).__name__} has no render() returning RGB frames, so it cannot be "
+            "recorded; play without --video."
+        ) from None
 
 
 def env_fps(env: Any) -> float:

@@ -277,3 +277,26 @@ def test_suggest_ranges_choices_and_fixed_values() -> None:
         assert values["algo.discount"] == 0.9
         seen.add(tuple(values["model.hidden_sizes"]))
     assert seen == {(64, 64), (32,)}
+
+
+def test_recorded_keywords_are_rebuilt_or_refused() -> None:
+    """The "resolved" section's class names import again; other strings stay; reprs fail."""
+    import click
+
+    from rlpyt.cli.play import _rebuild_kwargs
+    from rlpyt.models.pg.classic_model import ClassicFfModel
+
+    recorded = {
+        "ModelCls": "rlpyt.models.pg.classic_model.ClassicFfModel",
+        "model_kwargs": {"nonlinearity": "torch.nn.modules.activation.Tanh", "hidden_sizes": [8]},
+        "id": "ALE/Pong-v5",
+        "note": "v1.2.3",
+    }
+    rebuilt = _rebuild_kwargs(recorded, "agent")
+    assert rebuilt["ModelCls"] is ClassicFfModel
+    assert rebuilt["model_kwargs"] == {"nonlinearity": torch.nn.Tanh, "hidden_sizes": [8]}
+    assert (rebuilt["id"], rebuilt["note"]) == ("ALE/Pong-v5", "v1.2.3")
+    with pytest.raises(click.ClickException, match="agent keyword ModelCls"):
+        _rebuild_kwargs({"ModelCls": "no_such_package.Model"}, "agent")
+    with pytest.raises(click.ClickException, match="cannot be rebuilt"):
+        _rebuild_kwargs({"schedule": "<function <lambda> at 0x7f>"}, "algo")
