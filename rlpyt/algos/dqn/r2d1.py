@@ -60,6 +60,7 @@ from rlpyt.replays.sequence.prioritized import PrioritizedSequenceReplayBuffer
 from rlpyt.replays.sequence.uniform import UniformSequenceReplayBuffer
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import namedarraytuple
+from rlpyt.utils.logging import logger
 from rlpyt.utils.tensor import select_at_indexes, valid_mean
 
 if TYPE_CHECKING:
@@ -259,6 +260,26 @@ class R2D1(DQN):
     def inv_value_scale(self, z: torch.Tensor) -> torch.Tensor:
         """:func:`inverse_value_rescale` with ``value_scale_eps``."""
         return inverse_value_rescale(z, self.value_scale_eps)
+
+    def _setup_schedules(self, batch_spec: BatchSpec) -> None:
+        """DQN's schedules; learning waits at least until the replay holds whole sequences.
+
+        A sequence spans ``warmup_T + batch_T + n_step_return`` rows plus the row before it
+        and starts only at a stored-state row, so ``min_itr_learn`` is raised to the first
+        iteration after which one can surely be drawn (a smaller ``min_steps_learn`` would make
+        the first draw fail).
+        """
+        super()._setup_schedules(batch_spec)
+        span = 1 + self.warmup_T + self.batch_T + self.n_step_return
+        span += max(1, self.store_rnn_state_interval) - 1
+        first_itr = -(-span // batch_spec.T)  # ceil
+        if self.min_itr_learn < first_itr:
+            logger.log(
+                f"{type(self).__name__}: learning starts at iteration {first_itr}, when the "
+                f"replay first holds a whole sequence ({span} rows), not at iteration "
+                f"{self.min_itr_learn} (min_steps_learn={self.min_steps_learn})."
+            )
+            self.min_itr_learn = first_itr
 
     # ---- replay -----------------------------------------------------------------------------
 

@@ -323,6 +323,8 @@ def test_replay_is_the_sequence_replay_with_states_every_interval(prioritized, o
     algo.initialize(agent, 10, BatchSpec(8, 4), True, examples)
     replay = algo.replay_buffer
     assert type(replay) is cls
+    # Learning waits for a whole sequence: 1 + 4 + 8 + 5 rows (+ 3 to a stored-state row).
+    assert algo.min_itr_learn == 3
     assert replay.batch_T == 12 and replay.rnn_state_interval == 4
     assert replay.samples_prev_rnn_state.h.shape == (replay.T // 4, 4, 1, H)
     if prioritized:

@@ -16,12 +16,20 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from atari_r2d1_async_gpu import build_and_train  # noqa: E402
+import atari_r2d1_async_gpu  # noqa: E402
+from atari_r2d1_async_gpu import configs  # noqa: E402, F401 (the configs this script reads)
 
 from rlpyt.agents.dqn.atari.atari_r2d1_agent import AtariR2d1AlternatingAgent  # noqa: E402
 from rlpyt.samplers.async_.alternating_sampler import AsyncAlternatingSampler  # noqa: E402
 
+SamplerCls = AsyncAlternatingSampler
+AgentCls = AtariR2d1AlternatingAgent
+
+
+def build_runner(config, affinity=None):
+    """``atari_r2d1_async_gpu.build_runner`` with the alternating sampler and agent."""
+    return atari_r2d1_async_gpu.build_runner(config, affinity, SamplerCls, AgentCls)
+
+
 if __name__ == "__main__":
-    build_and_train(
-        *sys.argv[1:], SamplerCls=AsyncAlternatingSampler, AgentCls=AtariR2d1AlternatingAgent
-    )
+    atari_r2d1_async_gpu.build_and_train(*sys.argv[1:], SamplerCls=SamplerCls, AgentCls=AgentCls)
