@@ -263,8 +263,8 @@ class AsyncRlBase(MinibatchRlBase):
         """Start the sampler and the two memory-copier processes (fork where available)."""
         ctx = mp.get_context(default_start_method())
         group = WorkerGroup(ctx, len(ROLES), [[] for _ in ROLES], timeout=math.inf)
-        self.group, self._shut_down = group, False
         self.reports = ctx.Queue()
+        self.group, self._shut_down = group, False
         self.ctrl = AttrDict(
             quit=group.quit,
             go=ctx.Semaphore(0),
