@@ -36,6 +36,7 @@ TRAIN_SCRIPTS = {
         {"ppo_1M_serial", "ppo_1M_cpu", "ppo_32ep_1mb"},
     ),
     "classic/pg/train/cartpole_ppo.py": ("classic.pg.cartpole_ppo", {"0"}),
+    "classic/pg/train/cartpole_ppo_sync.py": ("classic.pg.cartpole_ppo", {"0"}),
     "classic/pg/train/cartpole_a2c.py": ("classic.pg.cartpole_a2c", {"0"}),
     "classic/pg/train/pendulum_ppo.py": ("classic.pg.pendulum_ppo", {"0"}),
 }
