@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
-from rlpyt.algos.dqn.dqn import DQN, TD_ERROR_STRIDE
+from rlpyt.algos.dqn.dqn import DQN, PRIORITY_EPS, TD_ERROR_STRIDE
 from rlpyt.algos.replay_mixin import (
     SamplesToBuffer,
     SamplesToBufferTl,
@@ -382,6 +382,10 @@ class R2D1(DQN):
     def update(self, samples: Any, target: torch.Tensor | None = None) -> Any:
         """One gradient step on ``batch_B`` replayed sequences (and the target update if due).
 
+        Args:
+            samples: The replayed sequences (see :meth:`loss`).
+            target: Unused (DQN's signature; each sequence's targets need its own warm-up).
+
         Returns:
             ``(loss, grad_norm, every 8th valid |TD| error, sequence priorities)`` as Python
             floats and lists.
@@ -393,7 +397,8 @@ class R2D1(DQN):
         grad_norm = torch.nn.utils.clip_grad_norm_(self._params, self.clip_grad_norm)
         self.optimizer.step()
         if self.prioritized_replay:
-            self.replay_buffer.update_batch_priorities(priorities.numpy())
+            # + eps (Schaul et al.): a zero priority would never be replayed again.
+            self.replay_buffer.update_batch_priorities(priorities.numpy() + PRIORITY_EPS)
         self.update_counter += 1
         if self.update_counter % self.target_update_interval == 0:
             self.agent.update_target()  # type: ignore[attr-defined]
