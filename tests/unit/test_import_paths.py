@@ -25,6 +25,7 @@ PATHS = {
     "rlpyt.envs.gym": ["make", "GymEnvWrapper", "EnvInfoWrapper"],
     "rlpyt.envs.base": ["Env", "EnvStep", "EnvInfo", "EnvSpaces"],
     "rlpyt.runners.minibatch_rl": ["MinibatchRl", "MinibatchRlEval"],
+    "rlpyt.runners.sync_rl": ["SyncRl", "SyncRlEval"],
     "rlpyt.algos.pg.a2c": ["A2C"],
     "rlpyt.algos.pg.ppo": ["PPO"],
     "rlpyt.algos.utils": [
