@@ -21,6 +21,7 @@ YAML) replaces it. Each entry maps a dotted key to one of
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
@@ -252,12 +253,22 @@ class TrialRunner:
         spec.run_ID = number
         return spec
 
+    def check_metric(self, row: dict[str, Any]) -> None:
+        """Raise ``click.UsageError`` when the logged rows have no ``metric`` column."""
+        if self.metric in row:
+            return
+        close = difflib.get_close_matches(self.metric, list(row), n=1, cutoff=0.5)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise click.UsageError(
+            f"--metric {self.metric!r} is not a logged column.{hint} The runs log: "
+            f"{', '.join(sorted(row))}."
+        )
+
     def __call__(self, trial: Any) -> float:
         """Run trial ``trial``; returns the metric's last value (raises ``TrialPruned``)."""
         optuna = _optuna()
-        values = suggest(trial, self.space)
-        trial.set_user_attr("values", values)  # fixed entries too: the saved config has them
-        spec = self.spec(values, trial.number)
+        spec = self.spec(suggest(trial, self.space), trial.number)
+        trial.set_user_attr("values", spec.overrides)  # what the run used: the saved config
         try:
             components = build_components(spec)
         except ValueError as error:  # an unknown key: the same for every trial, so stop
@@ -277,6 +288,7 @@ class TrialRunner:
             rows = runner.iter_train()
             try:
                 for row in rows:
+                    self.check_metric(row)
                     value, step = row.get(self.metric), row.get("Diagnostics/CumSteps")
                     if value is None or not math.isfinite(value) or step is None:
                         continue  # no completed trajectory yet: nothing to report
@@ -298,7 +310,7 @@ def make_pruner(name: str, startup_trials: int, warmup_steps: int) -> Any:
 
 
 def best_config(study: Any) -> dict[str, Any]:
-    """The best trial's values as dotted keys (the search space's keys, fixed ones included)."""
+    """The best trial's overrides as dotted keys: its search-space values, then ``--set``'s."""
     return dict(study.best_trial.user_attrs["values"])
 
 
@@ -319,6 +331,9 @@ def save_config(values: dict[str, Any], path: str) -> None:
 def _trial_line(study: Any, trial: Any) -> None:
     """Optuna callback: one line per finished trial."""
     state = trial.state.name.lower()
+    if state == "fail":  # the objective returned NaN
+        click.echo(f"Trial {trial.number} failed: no finite value logged (no episode ended?).")
+        return
     value = "" if trial.value is None else f" {trial.value:g}"
     steps = max(trial.intermediate_values, default=None)
     at = "" if steps is None else f" (last report at step {steps})"
@@ -442,7 +457,7 @@ def tune(
     check_space_keys(base, space)
     study_dir = os.path.abspath(log_dir or _study_dir(algo, base.env))
     objective = TrialRunner(base, space, metric, study_dir)
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    optuna.logging.set_verbosity(optuna.logging.ERROR)  # one line per trial: _trial_line
     study = optuna.create_study(
         direction="maximize",
         sampler=optuna.samplers.TPESampler(seed=base.seed),

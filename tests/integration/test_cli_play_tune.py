@@ -199,7 +199,7 @@ def test_tune_prunes_and_best_config_trains(tmp_path) -> None:
             "tune", "ppo", "--env", "CartPole-v1", "--trials", "4", "--steps", "768",
             "--log-interval", "256", "--seed", "0", "--search-space", str(space),
             "--pruner", "median", "--startup-trials", "1", "--log-dir", "study",
-            "--out", "best.json", cwd=str(tmp_path),
+            "--set", "algo.epochs=2", "--out", "best.json", cwd=str(tmp_path),
         )
     )  # fmt: skip
     states = re.findall(r"^Trial (\d+) (complete|pruned)", out, flags=re.M)
@@ -209,7 +209,7 @@ def test_tune_prunes_and_best_config_trains(tmp_path) -> None:
         with open(tmp_path / "study" / f"run_{number}" / "progress.csv") as f:
             assert len(f.read().strip().splitlines()) - 1 < 3
     with open(tmp_path / "best.json") as f:
-        assert json.load(f) == {"env.max_episode_steps": 500}
+        assert json.load(f) == {"env.max_episode_steps": 500, "algo.epochs": 2}  # --set too
     check_ok(
         rlpyt(
             "train", "ppo", "--env", "CartPole-v1", "--config-file", "best.json",
@@ -217,7 +217,8 @@ def test_tune_prunes_and_best_config_trains(tmp_path) -> None:
         )
     )  # fmt: skip
     with open(tmp_path / "trained" / "run_0" / "params.json") as f:
-        assert json.load(f)["env"]["max_episode_steps"] == 500
+        config = json.load(f)
+    assert (config["env"]["max_episode_steps"], config["algo"]["epochs"]) == (500, 2)
 
 
 def test_tune_bad_search_space_fails_before_training(tmp_path) -> None:
