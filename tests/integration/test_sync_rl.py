@@ -320,3 +320,24 @@ def test_ctrl_c_in_master_leaves_no_rank_behind(tmp_path):
     finally:
         if master.poll() is None:
             master.kill()
+
+
+def test_cpu_rank_affinities_split_the_run_cores():
+    from rlpyt.utils.launching.affinity import AffinityError, make_affinity
+
+    common = dict(n_cpu_core=4, n_gpu=0, hyperthread_offset=0, n_socket=1, set_affinity=False)
+    ranks = make_affinity(run_slot=1, cpu_per_run=2, gpu_per_run=2, **common)
+    assert [a["master_cpus"] for a in ranks] == [(2,), (3,)]
+    assert all(a["cuda_idx"] is None and a["master_torch_threads"] == 1 for a in ranks)
+    with pytest.raises(AffinityError, match="multiple of gpu_per_run"):
+        make_affinity(cpu_per_run=3, gpu_per_run=2, **common)
+
+
+def test_resume_with_another_number_of_ranks_is_refused(tmp_path):
+    with logger_context(str(tmp_path), 0, "two", {}, override_prefix=True, snapshot_mode="last"):
+        sync_runner(n_steps=512).train()
+    one = sync_runner(RunnerCls=SyncRl, n_steps=1024)
+    one.affinity = [ONE_THREAD]
+    with logger_context(str(tmp_path), 0, "two", {}, override_prefix=True, resume=True):
+        with pytest.raises(ValueError, match="same number of ranks"):
+            one.train(resume_from=True)
