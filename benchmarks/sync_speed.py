@@ -23,6 +23,7 @@ Run on an idle machine with at least 2 free cores::
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 import statistics
 import time
@@ -32,6 +33,7 @@ import torch
 from rlpyt.agents.pg.classic import ClassicFfAgent
 from rlpyt.algos.pg.ppo import PPO
 from rlpyt.envs.gym import make as gym_make
+from rlpyt.experiments.configs.classic.pg.cartpole_ppo import configs
 from rlpyt.runners.sync_rl import SyncRl
 from rlpyt.samplers.serial.sampler import SerialSampler
 
@@ -55,29 +57,14 @@ def run_sync_ppo(
         and ``steps_to_solved`` (inf if never reached), ``seconds`` and ``steps`` of the run.
     """
     batch_B = ENVS // ranks if scaling == "strong" else ENVS
-    algo = PPO(
-        discount=0.98,
-        gae_lambda=0.8,
-        learning_rate=1e-3,
-        value_loss_coeff=0.5,
-        entropy_loss_coeff=0.0,
-        clip_grad_norm=0.5,
-        minibatches=1,
-        epochs=20,
-        ratio_clip=0.2,
-        normalize_advantage=True,
-    )
-    sampler = SerialSampler(
-        EnvCls=gym_make,
-        env_kwargs=dict(id="CartPole-v1"),
-        batch_T=32,
-        batch_B=batch_B,
-        max_decorrelation_steps=0,
-    )
+    config = copy.deepcopy(configs["0"])  # RL-zoo's CartPole PPO, 8 envs x 32 steps
+    config["sampler"]["batch_B"] = batch_B
+    algo = PPO(optim_kwargs=config["optim"], **config["algo"])
+    sampler = SerialSampler(EnvCls=gym_make, env_kwargs=config["env"], **config["sampler"])
     affinity = [dict(master_torch_threads=1, set_affinity=False)] * ranks
     runner = SyncRl(
         algo=algo,
-        agent=ClassicFfAgent(),
+        agent=ClassicFfAgent(model_kwargs=config["model"]),
         sampler=sampler,
         n_steps=n_steps,
         seed=seed,
