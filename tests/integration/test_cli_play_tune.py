@@ -114,13 +114,17 @@ def test_play_resolved_section_rebuilds_the_same_run(cartpole_run: str, tmp_path
 
 def test_play_script_run_from_resolved_section(tmp_path) -> None:
     """A run made by a script (no "cli" section) is rebuilt from params.json's "resolved"."""
-    script = os.path.join(REPO, "examples", "example_cartpole_ppo.py")
-    env = dict(os.environ, PYTHONPATH=REPO)
+    script = (
+        "import example_cartpole_ppo as example\n"
+        "example.CONFIG['runner']['log_interval_steps'] = 256\n"
+        f"example.build_and_train(n_steps=256, seed=0, log_dir={str(tmp_path / 'script')!r})\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, os.path.join(REPO, "examples")]))
     subprocess.run(
-        [sys.executable, script, "--n_steps", "256", "--seed", "0"],
+        [sys.executable, "-c", script],
         cwd=tmp_path, env=env, check=True, capture_output=True, timeout=280,
     )  # fmt: skip
-    (params,) = glob.glob(str(tmp_path / "**" / "params.json"), recursive=True)
+    (params,) = glob.glob(str(tmp_path / "script" / "**" / "params.json"), recursive=True)
     with open(params) as f:
         assert "cli" not in json.load(f)
     out = check_ok(rlpyt("play", os.path.dirname(params), "--episodes", "2", cwd=str(tmp_path)))
