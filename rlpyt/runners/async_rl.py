@@ -14,9 +14,11 @@ agent and a replay algorithm (DQN family, DDPG, TD3, SAC) and calls ``train()``.
   snapshot's weights); then per batch: acquire ``sample_copied[db]`` (released by copier
   ``db``), fill half ``db`` of the double buffer, release ``sample_ready[db]``, send the
   batch's TrajInfos (and evaluations) to the master, set ``sampler_itr``, flip ``db``.
-- **memory copiers** 0 and 1: copier ``db`` acquires ``sample_ready[db]``, appends half ``db``
-  to the shared replay (``algo.samples_to_buffer`` then ``replay.append_samples``, which takes
-  the replay's write lock), releases ``sample_copied[db]``.
+- **memory copiers** 0 and 1: copier ``db`` acquires ``sample_ready[db]`` and its turn
+  ``copy_turn[db]``, appends half ``db`` to the shared replay (``algo.samples_to_buffer`` then
+  ``replay.append_samples``, which takes the replay's write lock), releases the other copier's
+  turn and ``sample_copied[db]``. Turns keep the appends in batch order (rlpyt's two copiers
+  could append batch k + 1 before batch k, breaking n-step windows across the two).
 
 The throttle: the optimizer's k-th call waits until ``sampler_itr >= 1 + min_steps_learn //
 (T B) + k * batch_size * updates_per_sync / (T B * replay_ratio)``, so ``replay_ratio`` is an
@@ -271,10 +273,13 @@ class AsyncRlBase(MinibatchRlBase):
             finish=ctx.Semaphore(0),  # never released but by shutdown: children wait on it
             sample_ready=[ctx.Semaphore(0) for _ in range(2)],
             sample_copied=[ctx.Semaphore(1) for _ in range(2)],
+            # The copiers append in the sampler's batch order: copier db waits for its turn.
+            copy_turn=[ctx.Semaphore(int(db == start_itr % 2)) for db in range(2)],
             sampler_itr=ctx.RawValue(ctypes.c_long, start_itr - 1),
         )
         group.wake_on_stop += [self.ctrl.go, self.ctrl.finish]
         group.wake_on_stop += self.ctrl.sample_ready + self.ctrl.sample_copied
+        group.wake_on_stop += self.ctrl.copy_turn
         atexit.register(self.shutdown)
         common = dict(
             ctrl=self.ctrl,
@@ -550,10 +555,18 @@ def _evaluate(c: AttrDict, itr: int) -> None:
 
 
 def run_copier(c: AttrDict, db: int) -> None:
-    """Memory copier ``db``: append half ``db`` of the double buffer to the replay, forever."""
+    """Memory copier ``db``: append half ``db`` of the double buffer to the replay, forever.
+
+    The two copiers take turns (``copy_turn``), so batches enter the replay in the order the
+    sampler made them: each column's rows stay in time order for n-step returns and sequences,
+    and ``samples_to_buffer`` sees the cursor its batch will be written at (R2D1 places its
+    input priorities by it). The copier still runs while the sampler fills the other half.
+    """
     torch.set_num_threads(1)  # more threads here only contend (and rlpyt saw hangs)
     samples, ctrl = c.double_buffer[db], c.ctrl
     while True:
         wait_for_master(ctrl.sample_ready[db], ctrl.quit, c.parent_pid)
+        wait_for_master(ctrl.copy_turn[db], ctrl.quit, c.parent_pid)
         c.replay.append_samples(c.algo.samples_to_buffer(samples))
+        ctrl.copy_turn[db ^ 1].release()
         ctrl.sample_copied[db].release()

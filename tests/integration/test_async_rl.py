@@ -18,6 +18,7 @@ import torch
 
 from rlpyt.agents.dqn.classic import ClassicDqnAgent
 from rlpyt.algos.dqn.dqn import DQN
+from rlpyt.envs.base import Env, EnvStep
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.experiments.configs.classic.dqn.cartpole_dqn import configs as sync_configs
@@ -36,6 +37,8 @@ from rlpyt.samplers.async_.cpu_sampler import AsyncCpuSampler
 from rlpyt.samplers.async_.gpu_sampler import AsyncGpuSampler
 from rlpyt.samplers.async_.serial_sampler import AsyncSerialSampler
 from rlpyt.samplers.buffer import build_samples_buffer
+from rlpyt.spaces.float_box import FloatBox
+from rlpyt.spaces.int_box import IntBox
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.launching.affinity import make_affinity
 from rlpyt.utils.logging import logger
@@ -193,6 +196,51 @@ def test_every_async_sampler_trains_a_few_iterations(name):
         agent.shared_model.parameters(), agent.model.parameters(), strict=True
     ):
         torch.testing.assert_close(shared, trained)
+
+
+class CountingEnv(Env):
+    """Observation ``[1]``: how many steps this env has taken; never done."""
+
+    def __init__(self):
+        self._action_space = IntBox(0, 2)
+        self._observation_space = FloatBox(0, 1e9, shape=(1,))
+        self._count = 0
+
+    def reset(self):
+        return np.array([self._count], np.float32)
+
+    def step(self, action):
+        self._count += 1
+        return EnvStep(np.array([self._count], np.float32), np.float32(0), False, None)
+
+
+class SlowEvenBatchDQN(DQN):
+    """Copies of even-numbered batches take 0.3 s: the odd copier would overtake them."""
+
+    def samples_to_buffer(self, samples):
+        if int(samples.env.observation[0, 0, 0]) // T % 2 == 0:
+            time.sleep(0.3)
+        return super().samples_to_buffer(samples)
+
+
+def test_copiers_append_batches_in_sampling_order():
+    sampler = AsyncSerialSampler(
+        EnvCls=CountingEnv, env_kwargs={}, batch_T=T, batch_B=1, max_decorrelation_steps=0
+    )
+    algo = SlowEvenBatchDQN(batch_size=4, min_steps_learn=10**6, replay_size=1_000)
+    affinity = dict(optimizer=[dict()], sampler={})
+    runner = AsyncRl(
+        algo, ClassicDqnAgent(), sampler, 8 * T, affinity, seed=0, log_interval_steps=T
+    )
+    logger.disable()
+    try:
+        list(runner.iter_train())
+    finally:
+        logger.enable()
+    replay = runner.algo.replay_buffer
+    counts = np.asarray(replay.samples.observation[: replay.t, 0, 0])
+    assert replay.t >= 6 * T
+    np.testing.assert_array_equal(counts, np.arange(replay.t))
 
 
 # -- logged columns --------------------------------------------------------------------------
