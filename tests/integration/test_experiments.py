@@ -27,6 +27,10 @@ SECTIONS = {"agent", "algo", "env", "eval_env", "model", "optim", "runner", "sam
 # Train script -> (config module, config keys rlpyt had or we add).
 TRAIN_SCRIPTS = {
     "atari/pg/train/atari_ff_a2c.py": ("atari.pg.atari_ff_a2c", {"0", "low_lr", "2gpu"}),
+    "atari/pg/train/atari_ff_a2c_gpu_multi.py": (
+        "atari.pg.atari_ff_a2c",
+        {"0", "low_lr", "2gpu"},
+    ),
     "atari/pg/train/atari_ff_ppo.py": ("atari.pg.atari_ff_ppo", {"0"}),
     "atari/pg/train/atari_lstm_a2c.py": ("atari.pg.atari_lstm_a2c", {"0", "4frame", "like_ff"}),
     "atari/pg/train/atari_lstm_ppo.py": ("atari.pg.atari_lstm_ppo", {"0"}),
