@@ -40,24 +40,34 @@ ATARI_DQN_KEYS = {
     "debug",
     "debug_vec_eps",
     "async_big",
+    "async_serial",
+    "async_cpu",
+    "async_gpu",
 }
 CATEGORICAL_KEYS = {"catdqn", "ernbw"}
+ASYNC_KEYS = {"async_serial", "async_cpu", "async_gpu"}  # AsyncRl configs (async samplers)
 # Config module -> the keys rlpyt had (or we add, for the classic module).
 CONFIG_MODULES = {
     "atari.dqn.atari_dqn": ATARI_DQN_KEYS,
     "atari.dqn.atari_dqn_debug": {"dqn", "double_pri_duel"},
     "classic.dqn.cartpole_dqn": {"dqn", "catdqn"},
+    "classic.dqn.cartpole_dqn_async": {"async"},
 }
+SYNC_DQN_KEYS = ATARI_DQN_KEYS - CATEGORICAL_KEYS - ASYNC_KEYS - {"rmsprop"}
 # Train script -> the config keys it is meant to run (the others need another algorithm class).
 TRAIN_SCRIPTS = {
-    "atari/dqn/train/atari_dqn_serial.py": ATARI_DQN_KEYS - CATEGORICAL_KEYS - {"rmsprop"},
-    "atari/dqn/train/atari_dqn_cpu.py": ATARI_DQN_KEYS - CATEGORICAL_KEYS - {"rmsprop"},
-    "atari/dqn/train/atari_dqn_gpu.py": ATARI_DQN_KEYS - CATEGORICAL_KEYS - {"rmsprop"},
+    "atari/dqn/train/atari_dqn_serial.py": SYNC_DQN_KEYS,
+    "atari/dqn/train/atari_dqn_cpu.py": SYNC_DQN_KEYS,
+    "atari/dqn/train/atari_dqn_gpu.py": SYNC_DQN_KEYS,
+    "atari/dqn/train/atari_dqn_async_serial.py": {"async_serial"},
+    "atari/dqn/train/atari_dqn_async_cpu.py": {"async_cpu"},
+    "atari/dqn/train/atari_dqn_async_gpu.py": {"async_gpu"},
     "atari/dqn/train/atari_dqn_gpu_rmsprop.py": {"rmsprop"},
     "atari/dqn/train/atari_catdqn_gpu.py": CATEGORICAL_KEYS,
     "atari/dqn/train/atari_dqn_cpu_debug.py": {"dqn", "double_pri_duel"},
     "classic/dqn/train/cartpole_dqn.py": {"dqn"},
     "classic/dqn/train/cartpole_catdqn.py": {"catdqn"},
+    "classic/dqn/train/cartpole_dqn_async.py": {"async"},
 }
 CASES = [(script, key) for script, keys in sorted(TRAIN_SCRIPTS.items()) for key in sorted(keys)]
 # A few hundred steps with learning from the fourth iteration on; small replay and evaluation.
@@ -231,7 +241,9 @@ def test_train_script_runs_through_the_command_line(script, tmp_path):
     steps = [int(float(row["Diagnostics/CumSteps"])) for row in rows]
     assert steps[0] == 0 and steps[-1] >= n_steps and len(steps) == n_steps // interval + 1
     last = rows[-1]
-    assert float(last["Diagnostics/CumUpdates"]) > 0 and math.isfinite(float(last["lossAverage"]))
+    assert float(last["Diagnostics/CumUpdates"]) > 0
+    if "async" not in script:  # AsyncRl logs on the sampler's clock: the last updates may
+        assert math.isfinite(float(last["lossAverage"]))  # come after the last row
     if script.startswith("classic/"):  # One env for 500 steps always ends a CartPole episode.
         assert int(float(last["Diagnostics/TrajsInEval"])) >= 1
     params = json.loads((run_dir / "params.json").read_text())

@@ -25,13 +25,16 @@ from rlpyt.utils.launching.affinity import affinity_from_code
 from rlpyt.utils.launching.variant import load_variant, update_config
 from rlpyt.utils.logging.context import logger_context
 
+# The collector policy; launch scripts and tests read it.
+CollectorCls = DbCpuResetCollector
+
 
 def build_runner(config, affinity=None):
     """Sampler, algorithm, agent and runner for one config; nothing starts until train()."""
     sampler = AsyncSerialSampler(
         EnvCls=AtariEnv,
         env_kwargs=config["env"],
-        CollectorCls=DbCpuResetCollector,
+        CollectorCls=CollectorCls,
         TrajInfoCls=AtariTrajInfo,
         eval_env_kwargs=dict(config["eval_env"], game=config["env"]["game"]),
         **config["sampler"],
