@@ -11,6 +11,7 @@ EXTRAS = {
         "submitit>=1.5",
         "optuna>=4",
         "moviepy>=2",
+        "gymnasium[classic-control]>=1.0",
     ],
     "dev": ["ruff>=0.6", "mypy>=1.10"],
     "tensorboard": ["tensorboard>=2.14"],
@@ -19,7 +20,8 @@ EXTRAS = {
     "ray": ["ray[tune]>=2.9"],
     "slurm": ["submitit>=1.5"],
     "tune": ["optuna>=4"],  # rlpyt tune
-    "video": ["moviepy>=2"],  # rlpyt play --video (gymnasium's RecordVideo writes with moviepy)
+    # rlpyt play --video: frames written with moviepy; classic-control envs render with pygame.
+    "video": ["moviepy>=2", "gymnasium[classic-control]>=1.0"],
 }
 EXTRAS["all"] = sorted({req for reqs in EXTRAS.values() for req in reqs})
 # Peers measured by benchmarks/ only (not part of "all": envpool has no wheels on some platforms).
