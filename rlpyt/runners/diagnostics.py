@@ -83,6 +83,8 @@ class TrainingDiagnostics:
         """Account one evaluation's time."""
         self.cum_eval_time += seconds
 
+    progress_bar_drawn = False  # the runner's progress bar is on the terminal
+
     def console_line(self, itr: int, log_point: bool = False) -> None:
         """Log progress, steps/s (since the last row) and ETA after iteration ``itr``.
 
@@ -90,12 +92,14 @@ class TrainingDiagnostics:
             itr: The iteration just finished.
             log_point: Called right after a progress row: print the line if stdout is a
                 terminal (a log file has the table). Between rows (False): print at most every
-                ``CONSOLE_LINE_SECONDS``.
+                ``CONSOLE_LINE_SECONDS``, and not at all while the progress bar draws.
 
         The ETA is the remaining iterations at the rate since this process started (or
         resumed), so time spent before a resume does not count.
         """
         now = time.time()
+        if not log_point and self.progress_bar_drawn:
+            return  # the progress bar shows it continuously
         due = (
             stdout_is_terminal() if log_point else now - self.last_line_time >= CONSOLE_LINE_SECONDS
         )

@@ -278,6 +278,7 @@ class MinibatchRlBase(BaseRunner):
         self.initialize_logging()
         self.record_config()
         self.progress = TrainingProgressBar(n_itr * self.itr_batch_size)
+        self.diagnostics.progress_bar_drawn = self.progress.drawing
         return n_itr
 
     def record_config(self) -> None:

@@ -75,6 +75,17 @@ def test_off_a_terminal_rows_get_no_line_but_slow_stretches_still_do(clock, caps
     ]
 
 
+def test_while_the_progress_bar_draws_only_rows_get_a_line(clock, monkeypatch):
+    terminal = use_terminal(monkeypatch)
+    diag = TrainingDiagnostics((), itr_batch_size=64, n_itr=6)
+    diag.progress_bar_drawn = True
+    clock.now += 6.0  # a slow stretch: the bar shows it, no extra line
+    diag.store(0, [], None)
+    assert console_lines(terminal.getvalue()) == []
+    diag.console_line(0, log_point=True)
+    assert len(console_lines(terminal.getvalue())) == 1
+
+
 def test_the_eta_after_a_resume_counts_only_the_time_since_the_resume(clock, monkeypatch):
     terminal = use_terminal(monkeypatch)
     before = TrainingDiagnostics((), itr_batch_size=64, n_itr=60)
