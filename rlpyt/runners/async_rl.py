@@ -47,7 +47,7 @@ import torch
 
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.protocols import Agent, Algorithm
-from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
+from rlpyt.runners.diagnostics import Row, TrainingDiagnostics
 from rlpyt.runners.minibatch_rl import MinibatchRlBase
 from rlpyt.runners.snapshot import (
     check_resumable,
@@ -377,13 +377,7 @@ class AsyncRlBase(MinibatchRlBase):
             columns["NonEvalSamplesPerSecond"] = math.nan if first else rate
         columns["UpdatesPerSecond"] = common["UpdatesPerSecond"]
         columns["OptThrottle"] = self.opt_throttle_time
-        row = {prefix + key: value for key, value in columns.items()}
-        row.update(self.diagnostics.stat_columns(traj_infos))
-        record_row(row)
-        if not pre_training:
-            self.diagnostics.console_line(itr, log_point=True)
-        self.diagnostics.mark_logged(itr, update_counter, pre_training)
-        return row
+        return self.emit_row(itr, columns, traj_infos, update_counter, prefix, pre_training)
 
     # -- snapshots and resume -----------------------------------------------------------------
 

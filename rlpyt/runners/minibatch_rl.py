@@ -225,6 +225,21 @@ class MinibatchRlBase(BaseRunner):
             itr, update_counter, int(self.algo.batch_size), eval_time, pre_training
         )
         columns = {**self.runner_columns(traj_infos), **common}
+        return self.emit_row(itr, columns, traj_infos, update_counter, prefix, pre_training)
+
+    def emit_row(
+        self,
+        itr: int,
+        columns: Row,
+        traj_infos: list[TrajInfo] | None,
+        update_counter: int,
+        prefix: str,
+        pre_training: bool,
+    ) -> Row:
+        """Record and dump one progress row: ``columns`` (prefixed), then the statistics.
+
+        Also prints the console line after it and marks the log point in the diagnostics.
+        """
         row = {prefix + key: value for key, value in columns.items()}
         row.update(self.diagnostics.stat_columns(traj_infos))
         record_row(row)
