@@ -24,7 +24,6 @@ import os
 import threading
 import time
 import traceback
-from collections.abc import Callable
 from datetime import timedelta
 from multiprocessing.context import BaseContext
 from typing import Any
@@ -140,21 +139,10 @@ class RankGroup(WorkerGroup):
         timeout: Seconds :meth:`gather` waits for the ranks' final reports.
     """
 
+    process_name = "rlpyt-sync-rank"
+
     def __init__(self, ctx: BaseContext, n_rank: int, timeout: float):
         super().__init__(ctx, n_rank, [[] for _ in range(n_rank)], timeout)
-
-    def start(
-        self, target: Callable[..., None], common_kwargs: dict, worker_kwargs: list[dict]
-    ) -> None:
-        """Start one process per rank (arguments travel in the Process, for any start method)."""
-        for kwargs in worker_kwargs:
-            process = self.ctx.Process(  # type: ignore[attr-defined]
-                target=target,
-                kwargs=dict(common_kwargs=common_kwargs, worker_kwargs=kwargs),
-                name=f"rlpyt-sync-rank-{kwargs['rank']}",
-            )
-            process.start()
-            self.processes.append(process)
 
     def _raise_if_error(self, report: Report) -> None:
         kind, rank, payload = report

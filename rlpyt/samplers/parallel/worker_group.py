@@ -63,6 +63,8 @@ class WorkerGroup:
         self.processes: list[BaseProcess] = []
         self._pending: list[Report] = []  # reports read early while checking for errors
 
+    process_name = "rlpyt-sampler-worker"  # + "-<rank>": the children's process names
+
     def start(
         self, target: Callable[..., None], common_kwargs: dict, worker_kwargs: list[dict]
     ) -> None:
@@ -72,7 +74,7 @@ class WorkerGroup:
             process = self.ctx.Process(  # type: ignore[attr-defined]
                 target=target,
                 kwargs=dict(common_kwargs=common_kwargs, worker_kwargs=kwargs),
-                name=f"rlpyt-sampler-worker-{kwargs['rank']}",
+                name=f"{self.process_name}-{kwargs['rank']}",
             )
             process.start()
             self.processes.append(process)
