@@ -50,7 +50,7 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
-from _learning import print_rates, print_ratio, short  # benchmarks/_learning.py
+from _learning import print_ratio, spread  # benchmarks/_learning.py
 
 from rlpyt.agents.dqn.atari.atari_r2d1_agent import AtariR2d1Agent
 from rlpyt.algos.dqn.r2d1 import R2D1, inverse_value_rescale, value_rescale
@@ -247,15 +247,17 @@ def measure(args: argparse.Namespace) -> None:
             rates["bare model"].append(rate(bare.update, args, device))
             rates["ours: optimize_agent"].append(per_call * rate(setup.update, args, device))
             rates["replay draw alone, draws/s (info)"].append(rate(draw, args, device))
-            print(f"  repeat {repeat}: " + short(rates) + f"; {load()}", flush=True)
+            latest = "; ".join(f"{k} {v[-1]:,.3f}" for k, v in rates.items())
+            print(f"  repeat {repeat}: {latest}; {load()}", flush=True)
     finally:
         setup.close()
     window = f"{args.seconds:g} s" if args.seconds > 0 else f"{args.updates} updates"
-    print_rates(
-        f"R2D1 on Pong, {args.batch_B} sequences of {algo.warmup_T} + {algo.batch_T} steps "
-        f"(+ {algo.n_step_return}), {window} per repeat, updates/s",
-        rates,
+    print(
+        f"\n== R2D1 on Pong, {args.batch_B} sequences of {algo.warmup_T} + {algo.batch_T} steps "
+        f"(+ {algo.n_step_return}), {window} per repeat: median [min-max] =="
     )
+    for key, values in rates.items():
+        print(f"{key:40s} {spread(values, ',.3f')}/s  ({1 / statistics.median(values):.3f} s each)")
     medians = {k: statistics.median(v) for k, v in rates.items()}
     print_ratio(
         "ours optimize_agent / bare model (target >= 0.85)",
