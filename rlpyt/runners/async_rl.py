@@ -36,6 +36,7 @@ import atexit
 import ctypes
 import math
 import multiprocessing as mp
+import os
 import queue
 import signal
 import time
@@ -96,6 +97,11 @@ class AsyncRlBase(MinibatchRlBase):
             ``n_gpu=0``); None: optimizer and sampler on CPU, unpinned.
         seed: Global seed (random if None); the sampler's envs get ``seed + 1 + index``.
         log_interval_steps: Sampled env steps between logged rows.
+        max_sampler_lead: None (rlpyt): the sampler never waits, and ``replay_ratio`` is only
+            an upper bound (with envs cheaper than an update, the data reuse falls far below
+            it). An integer k >= 0: once learning starts, the sampler waits rather than run
+            more than k batches ahead of what the optimizer has consumed at ``replay_ratio``,
+            so the ratio holds from both sides while sampling still overlaps optimization.
     """
 
     evaluates = False  # AsyncRlEval: the sampler process evaluates at every log point
@@ -109,9 +115,17 @@ class AsyncRlBase(MinibatchRlBase):
         affinity: dict | None = None,
         seed: int | None = None,
         log_interval_steps: float = 1e5,
+        max_sampler_lead: int | None = None,
     ):
         super().__init__(algo, agent, sampler, n_steps, seed, None, log_interval_steps)
         check_async_parts(type(self).__name__, algo, sampler)
+        self.max_sampler_lead = (
+            None
+            if max_sampler_lead is None
+            else check_number(
+                type(self).__name__, "max_sampler_lead", max_sampler_lead, low=0, integer=True
+            )
+        )
         self.affinity = AttrDict(affinity) if affinity else AttrDict(optimizer=[{}], sampler={})
         self.group: WorkerGroup | None = None
         self.agent: Any = agent  # a BaseAgent: send_shared_memory is not in the Agent protocol
@@ -154,6 +168,7 @@ class AsyncRlBase(MinibatchRlBase):
             self.diagnostics.store(max(sampler_itr, 0), [], opt_info)
             self.opt_itr += 1
             self.throttle_itr += self.throttle_step
+            self.ctrl.throttle_itr.value = self.throttle_itr
 
     def wait_for_throttle(self) -> Iterator[Row]:
         """Handle the sampler's reports until the throttle lets the next optimization run."""
@@ -246,6 +261,7 @@ class AsyncRlBase(MinibatchRlBase):
         self.throttle_itr = 1 + self.algo.min_steps_learn // self.itr_batch_size  # type: ignore[attr-defined]
         if snapshot is not None:
             self.resume(snapshot)
+        self.ctrl.throttle_itr.value = self.throttle_itr
         self.record_config()
         self.ctrl.go.release()
 
@@ -276,6 +292,8 @@ class AsyncRlBase(MinibatchRlBase):
             # The copiers append in the sampler's batch order: copier db waits for its turn.
             copy_turn=[ctx.Semaphore(int(db == start_itr % 2)) for db in range(2)],
             sampler_itr=ctx.RawValue(ctypes.c_long, start_itr - 1),
+            # The sampler iteration the optimizer waits for next (max_sampler_lead reads it).
+            throttle_itr=ctx.RawValue(ctypes.c_double, math.inf),
         )
         group.wake_on_stop += [self.ctrl.go, self.ctrl.finish]
         group.wake_on_stop += self.ctrl.sample_ready + self.ctrl.sample_copied
@@ -295,6 +313,7 @@ class AsyncRlBase(MinibatchRlBase):
             n_itr=self.n_itr,
             log_interval_itrs=self.log_interval_itrs,
             evaluates=self.evaluates,
+            max_sampler_lead=self.max_sampler_lead,
         )
         group.start(async_process, common, [dict(rank=rank) for rank in range(len(ROLES))])
 
@@ -434,8 +453,8 @@ class AsyncRl(AsyncRlBase):
     """Asynchronous training; rows summarise the last ``log_traj_window`` training trajectories.
 
     Args:
-        algo, agent, sampler, n_steps, affinity, seed, log_interval_steps: As
-            :class:`AsyncRlBase`.
+        algo, agent, sampler, n_steps, affinity, seed, log_interval_steps, max_sampler_lead:
+            As :class:`AsyncRlBase`.
         log_traj_window: Completed training trajectories summarised at each log point (>= 0).
     """
 
@@ -449,8 +468,11 @@ class AsyncRl(AsyncRlBase):
         seed: int | None = None,
         log_interval_steps: float = 1e5,
         log_traj_window: int = 100,
+        max_sampler_lead: int | None = None,
     ):
-        super().__init__(algo, agent, sampler, n_steps, affinity, seed, log_interval_steps)
+        super().__init__(
+            algo, agent, sampler, n_steps, affinity, seed, log_interval_steps, max_sampler_lead
+        )
         self.log_traj_window = check_number(
             type(self).__name__, "log_traj_window", log_traj_window, low=0, integer=True
         )
@@ -528,6 +550,8 @@ def run_sampler(c: AttrDict) -> None:
             _evaluate(c, -1)
         db = c.start_itr % 2
         for itr in range(c.start_itr, c.n_itr):
+            if c.max_sampler_lead is not None:
+                wait_for_optimizer(c, itr)
             wait_for_master(ctrl.sample_copied[db], ctrl.quit, c.parent_pid)
             traj_infos = sampler.obtain_samples(itr, db)
             ctrl.sample_ready[db].release()
@@ -540,6 +564,23 @@ def run_sampler(c: AttrDict) -> None:
         sampler.shutdown()
     # Stay until the master stops us: the master treats any exit as a failure.
     wait_for_master(ctrl.finish, ctrl.quit, c.parent_pid)
+
+
+def wait_for_optimizer(c: AttrDict, itr: int) -> None:
+    """``max_sampler_lead``: hold batch ``itr`` until it is close enough to the optimizer.
+
+    Batch ``itr`` may start once it is at most ``max_sampler_lead`` batches beyond the
+    optimizer's throttle point (the sampler iteration its next optimization waits for). The
+    optimizer's next call needs batch ``throttle_itr`` at most, and the sampler has made
+    every batch before ``itr``, so the two never wait for each other at once.
+    """
+    ctrl, lead = c.ctrl, c.max_sampler_lead
+    polls = 0
+    while itr > ctrl.throttle_itr.value + lead:
+        time.sleep(0.0005)
+        polls += 1
+        if polls % 1000 == 0 and (ctrl.quit.value or os.getppid() != c.parent_pid):
+            raise MasterGoneError()
 
 
 def _evaluate(c: AttrDict, itr: int) -> None:

@@ -243,6 +243,33 @@ def test_copiers_append_batches_in_sampling_order():
     np.testing.assert_array_equal(counts, np.arange(replay.t))
 
 
+def test_max_sampler_lead_holds_the_replay_ratio_from_below():
+    """CartPole steps cost far less than an update: without a lead limit the sampler would
+    finish its steps with few updates done; with it, the data reuse reaches the configured
+    ratio (less the batches sampled before learning started and the lead)."""
+    runner = small_runner(
+        AsyncRl, AsyncSerialSampler, DbCpuResetCollector, {}, n_steps=2560, replay_ratio=8
+    )
+    runner.max_sampler_lead = 1
+    logger.disable()
+    try:
+        rows = list(runner.iter_train())
+    finally:
+        logger.enable()
+    n_itr = 2560 // (T * B)
+    learning_itrs = n_itr - (1 + 64 // (T * B)) - 1  # after the start, less the lead
+    reached = rows[-1]["Diagnostics/CumReplayRatio"]
+    assert 8 * learning_itrs / n_itr * 0.9 <= reached <= 8 * 1.1
+
+
+def test_max_sampler_lead_is_checked():
+    sampler = AsyncSerialSampler(
+        EnvCls=gym_make, env_kwargs=dict(id="CartPole-v1"), batch_T=1, batch_B=1
+    )
+    with pytest.raises(ValueError, match="max_sampler_lead"):
+        AsyncRl(DQN(), ClassicDqnAgent(), sampler, 100, max_sampler_lead=-1)
+
+
 # -- logged columns --------------------------------------------------------------------------
 
 COMMON = [
