@@ -77,11 +77,14 @@ def dqn_parts(config: dict, SamplerCls: type) -> dict:  # noqa: N803
 def async_solve(args: argparse.Namespace, SamplerCls: type, seed: int) -> tuple:  # noqa: N803
     """``(steps, seconds, CumReplayRatio)`` at the first solving evaluation (None, None, r)."""
     affinity = make_affinity(n_cpu_core=2, n_gpu=0, async_sample=True, set_affinity=False)
+    affinity.optimizer[0]["torch_threads"] = args.optimizer_threads
+    config = dqn_config(args)
+    config["algo"]["updates_per_sync"] = args.updates_per_sync
     runner = AsyncRlEval(
         seed=seed,
         affinity=affinity,
         max_sampler_lead=args.max_sampler_lead,
-        **dqn_parts(dqn_config(args), SamplerCls),
+        **dqn_parts(config, SamplerCls),
     )
     start, row = time.perf_counter(), {}
     for row in runner.iter_train():
@@ -126,7 +129,12 @@ def part_a(args: argparse.Namespace) -> None:
     for name, rows in results.items():
         medians[name] = median_reached([r[1] for r in rows])
         steps = median_reached([r[0] for r in rows])
-        print(f"{name:34s} seconds {fmt(medians[name], '.1f'):>12s}  steps {fmt(steps):>10s}")
+        per_k = [1000 * r[1] / r[0] for r in rows if r[0]]
+        per_k_text = f"{statistics.median(per_k):.2f}" if per_k else "n/a"
+        print(
+            f"{name:34s} seconds {fmt(medians[name], '.1f'):>12s}  steps {fmt(steps):>10s}  "
+            f"seconds per 1k steps {per_k_text}"
+        )
     sync = medians["MinibatchRlEval + SerialSampler"]
     for name in list(contenders)[1:]:
         print(f"wall-time speed-up of {name} over MinibatchRlEval: {ratio(sync, medians[name])}x")
@@ -203,6 +211,18 @@ def main() -> None:
         type=int,
         default=1,
         help="AsyncRl's max_sampler_lead (-1: None, rlpyt's unthrottled sampler)",
+    )
+    parser.add_argument(
+        "--updates-per-sync",
+        type=int,
+        default=16,
+        help="AsyncRl: gradient steps per optimize_agent call, between weight publications",
+    )
+    parser.add_argument(
+        "--optimizer-threads",
+        type=int,
+        default=2,
+        help="AsyncRl optimizer's torch threads (the synchronous runner uses torch's default)",
     )
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--max-steps", type=int, default=150_000, help="DQN env-step budget")
