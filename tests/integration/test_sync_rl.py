@@ -15,7 +15,6 @@ import subprocess
 import sys
 import time
 
-import psutil
 import pytest
 import torch
 import torch.distributed as dist
@@ -28,6 +27,7 @@ from rlpyt.runners.sync_ranks import RankError
 from rlpyt.runners.sync_rl import SyncRl, SyncRlEval
 from rlpyt.samplers.serial.sampler import SerialSampler
 from rlpyt.utils.logging.context import logger_context
+from tests.unit.samplers.sampler_helpers import sampler_children
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ONE_THREAD = dict(master_torch_threads=1, set_affinity=False)
@@ -120,15 +120,9 @@ def read_progress(run_dir):
 
 
 def children():
-    """Child processes of the test, without multiprocessing's own resource tracker."""
-    found = []
-    for child in psutil.Process().children(recursive=True):
-        try:
-            if "resource_tracker" not in " ".join(child.cmdline()):
-                found.append(child)
-        except psutil.NoSuchProcess:
-            pass
-    return found
+    """Live child processes of the test, without multiprocessing's own long-lived helpers
+    (resource tracker, forkserver: an earlier test in the same session may have started them)."""
+    return sampler_children()
 
 
 def test_two_ranks_keep_identical_parameters_and_log_all_trajectories(tmp_path):

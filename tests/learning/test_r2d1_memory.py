@@ -5,9 +5,10 @@ The env observes only the cart position and the pole angle
 R2D1 settings: that module's "r2d1" config (``ClassicR2d1Agent``: MLP 64 -> LSTM 64 -> head).
 Budget: 100,000 env steps, 10 evaluation episodes every ~5,000 steps; a seed passes at its
 first evaluation averaging >= 400. At least 2 of 3 seeds must pass; seeds are tried until 2
-have. Seeds 0 and 2 pass (at about 70k and 85k steps when this was written); seed 1 stays
-between 200 and 350 within the budget, so it is tried last, keeping a passing run at two seeds
-(about a minute on an idle core).
+have. Seeds 2 and 1 pass (at 44,640 and 69,440 steps when this was written); seed 0 peaks at
+321 within the budget, so it is tried last, keeping a passing run at two seeds (about two
+minutes on an idle core). The margin is thin: learning rate 5e-4 with a target copy every 200
+updates passed seeds 0 and 2, and a 1e-6 change to the priorities then failed seed 2.
 
 The feed-forward DQN (``ClassicDqnAgent``, MLP 64-64, double, 3-step returns) trains on the
 same env, sampler and evaluation schedule for the same 100k steps; its best evaluation must
@@ -32,7 +33,7 @@ from rlpyt.utils.logging import logger
 pytestmark = pytest.mark.learning
 
 TARGET = 400.0
-SEEDS = (0, 2, 1)
+SEEDS = (2, 1, 0)
 NEEDED = 2
 
 

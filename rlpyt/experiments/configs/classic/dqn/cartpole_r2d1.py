@@ -14,8 +14,8 @@ Key "r2d1": ``ClassicR2d1Model`` (MLP 64 -> LSTM 64 -> head 64); sequences of 20
 after a warm-up of 10, a state stored every 10 steps, 32 sequences per update, 3-step
 returns at discount 0.99; 8 updates per sampler batch of 20 steps x 8 envs
 (``replay_ratio`` 48 counts the warm-up steps too: ``round(48 * 160 / ((20 + 10) * 32)) =
-8``); Adam lr 5e-4 (eps 1e-3), gradient norm 10, target
-copied every 200 updates, learning from 2,000 steps, epsilon 1 -> 0.01 by 10k steps; R2D1's
+8``); Adam lr 1e-3 (eps 1e-3), gradient norm 10, target
+copied every 100 updates, learning from 2,000 steps, epsilon 1 -> 0.01 by 10k steps; R2D1's
 prioritized replay and input priorities with rlpyt's defaults; 100k env steps, evaluation of
 10 episodes every 5k steps.
 """
@@ -61,8 +61,8 @@ config: dict[str, Any] = dict(
         replay_ratio=48,
         min_steps_learn=2000,
         eps_steps=10_000,
-        target_update_interval=200,
-        learning_rate=5e-4,
+        target_update_interval=100,
+        learning_rate=1e-3,
         clip_grad_norm=10.0,
     ),
     env=dict(id="CartPole-v1"),
