@@ -95,6 +95,21 @@ def test_sweep_over_a_grid_then_plot_it_to_a_png(tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
 
 
+def test_sweep_through_submitit_runs_each_setting_as_a_job(tmp_path):
+    pytest.importorskip("submitit")
+    result = rlpyt(
+        "sweep", "ppo", "--env", "CartPole-v1", "--grid", "algo.learning_rate=1e-3",
+        "--seeds", 2, "--steps", 256, "--log-interval", 256, "--set", "algo.epochs=1",
+        "--root-log-dir", tmp_path / "data", "--title", "slurm_like", "--launcher", "submitit",
+        "--cluster", "local", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:]
+    exp_dir = re.search(r"^Sweep folder: (.+)$", result.stdout, re.M).group(1)
+    for run in ("run_0", "run_1"):  # 256 steps: one row each
+        rows = read_rows(os.path.join(exp_dir, "learning_rate_0.001", run))
+        assert [r["Diagnostics/CumSteps"] for r in rows] == ["256"]
+
+
 def _run_folder_without_snapshot(tmp_path):
     run_dir = tmp_path / "old" / "run_0"
     run_dir.mkdir(parents=True)
