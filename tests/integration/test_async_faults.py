@@ -114,8 +114,13 @@ def test_killed_memory_copier_is_detected():
 
 PROGRAM = textwrap.dedent(
     """
+    import faulthandler
+    import signal
+
     import psutil
     from tests.integration.test_async_faults import make_runner
+
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # the test asks for stacks on a hang
     from rlpyt.samplers.async_.cpu_sampler import AsyncCpuSampler
 
     runner = make_runner(AsyncCpuSampler, n_steps=10_000_000, step_seconds=0.001)
@@ -145,7 +150,14 @@ def test_ctrl_c_stops_the_master_and_every_child():
         pids = [int(pid) for pid in line.split()[1:]]
         assert len(pids) >= 5, program.stderr.read()  # sampler, 2 workers, 2 copiers
         os.killpg(program.pid, signal.SIGINT)  # what Ctrl-C does: the whole process group
-        _, stderr = program.communicate(timeout=30)
+        try:
+            _, stderr = program.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            program.send_signal(signal.SIGUSR1)  # where is it stuck? (faulthandler)
+            time.sleep(2)
+            os.killpg(program.pid, signal.SIGKILL)
+            _, stderr = program.communicate(timeout=30)
+            pytest.fail(f"the program did not stop within 30 s of Ctrl-C; its stacks:\n{stderr}")
     finally:
         if program.poll() is None:  # the test failed early: never leave the program running
             os.killpg(program.pid, signal.SIGKILL)
