@@ -121,6 +121,10 @@ PROGRAM = textwrap.dedent(
     from tests.integration.test_async_faults import make_runner
 
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # the test asks for stacks on a hang
+    # A terminal's foreground job gets KeyboardInterrupt on Ctrl-C. A job started in the
+    # background of a non-interactive shell (as CI may start the tests) inherits SIGINT ignored,
+    # and Python then installs no handler: restore the terminal's behaviour.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from rlpyt.samplers.async_.cpu_sampler import AsyncCpuSampler
 
     runner = make_runner(AsyncCpuSampler, n_steps=10_000_000, step_seconds=0.001)

@@ -163,12 +163,16 @@ def test_too_small_dev_shm_raises_before_any_worker_starts(monkeypatch):
 
 PROGRAM = textwrap.dedent(
     """
+    import signal
     import sys
     from rlpyt.agents.pg.classic import ClassicFfAgent
     from rlpyt.samplers.parallel.{module} import {sampler}
     from tests.unit.samplers.sampler_helpers import ProbeEnv
 
     if __name__ == "__main__":
+        # Ctrl-C raises KeyboardInterrupt, as in a terminal, even where the tests were started
+        # in the background of a shell (which leaves SIGINT ignored for its children).
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         sampler = {sampler}(EnvCls=ProbeEnv, env_kwargs=dict(step_seconds=0.002), batch_T=10,
                             batch_B=4, start_method="{start_method}")
         sampler.initialize(ClassicFfAgent(), seed=0, affinity=dict(workers_cpus=[0, 1]))
