@@ -1,0 +1,220 @@
+"""The vector-env interface: B envs stepped in one call, with rlpyt's episode semantics.
+
+Box: Env (batched). Samplers take a vector-env maker as ``EnvCls`` (the one keyword that
+switches a run from per-env envs to a batched backend): :func:`is_vector_env_maker` tells them
+apart, and each sampler or worker builds one vector env over its slice of B with
+``EnvCls(num_envs=B_local, **env_kwargs)``. The vector collectors
+(``rlpyt.samplers.vector``) call :meth:`VecEnv.reset` once, :meth:`VecEnv.step` once per time
+step and :meth:`VecEnv.reset_envs` between batches (wait-reset). Adapters:
+``rlpyt.envs.gym_vector`` (gymnasium ``VectorEnv``, every ``make_vec`` mode) and
+``rlpyt.envs.envpool`` (envpool, optional extra).
+
+Semantics every adapter provides (they are rlpyt's per-env ones, so the per-env and the vector
+collectors give the same samples):
+
+- ``done[b] = terminated or truncated``; ``env_info.timeout[b] = truncated and not terminated``
+  is always present; envs whose ``done`` is not the end of the trajectory (Atari lives) add
+  ``env_info.traj_done``.
+- With ``autoreset`` True (the default), an env whose trajectory ended (``traj_done``, else
+  ``done``) is reset within the same ``step`` call: ``observation[b]`` is the first observation
+  of the next episode and ``final_observation[b]`` the last one of the ended episode (for
+  bootstrapping through a time limit). A backend that can only reset on its *next* call
+  (gymnasium's NEXT_STEP autoreset without partial resets, e.g. the native vectorized
+  CartPole) sets ``next_step_reset``: the env's row at the ended step holds its last
+  observation, and on the next call it does not take its action (``stepped[b]`` False) but
+  returns its reset observation, reward 0, ``done`` False; collectors record that row as a
+  wait-reset row.
+- With ``autoreset`` False (wait-reset collectors), ended envs are not reset: their rows hold
+  the last observation until the caller resets them with :meth:`reset_envs`. The backend may
+  go on stepping them (results the caller ignores) unless it can step a subset.
+- ``seed(s)`` makes env b start from ``reset(seed=s + b)`` at the next :meth:`reset`, as
+  ``set_envs_seeds`` seeds per-env envs ``s + b``: a sampler gives env b of its slice the seed
+  ``seed + global index``, whatever the backend.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from rlpyt.envs.base import Env, EnvSpaces, EnvStep
+
+VecEnvStep = namedtuple(
+    "VecEnvStep",
+    ["observation", "reward", "done", "env_info", "final_observation", "stepped"],
+)
+VecEnvStep.__doc__ = """What :meth:`VecEnv.step` returns (arrays ``[B, ...]``).
+
+Fields:
+    observation: Next observations (the reset ones where a trajectory ended and ``autoreset``).
+    reward: float32 ``[B]``.
+    done: bool ``[B]``.
+    env_info: A record of ``[B, ...]`` arrays with fixed fields (``timeout`` always present).
+    final_observation: None when no trajectory ended at this step, else ``[B, ...]`` whose rows
+        where one ended hold its last observation (other rows are unspecified).
+    stepped: None when every env took its action, else bool ``[B]``, False for envs that were
+        being reset by a ``next_step_reset`` backend (their action was ignored).
+"""
+
+
+class VecEnv:
+    """Base class of vector envs: ``num_envs`` envs of one kind stepped in one call.
+
+    Subclasses set ``num_envs``, ``_action_space`` and ``_observation_space`` (rlpyt spaces of
+    ONE env, as per-env envs have them) and optionally ``_horizon``, and implement
+    :meth:`reset`, :meth:`step`, :meth:`seed` and :meth:`close` (and :meth:`reset_envs` where
+    ``can_reset_subset``).
+
+    Arrays returned by :meth:`step` and :meth:`reset` may be owned by the vector env and are
+    valid until its next call; callers copy what they keep. Where the caller passes
+    ``observation``/``reward``/``done`` arrays, the adapter writes into them (and returns them).
+
+    Class attributes:
+        can_reset_subset: :meth:`reset_envs` works (wait-reset collectors need it).
+        next_step_reset: See the module docstring (NEXT_STEP autoreset backends).
+    """
+
+    can_reset_subset = False
+    next_step_reset = False
+    num_envs: int = 0
+    autoreset: bool = True
+    _action_space: Any = None
+    _observation_space: Any = None
+    _horizon: int | None = None
+
+    def reset(self, *, observation: Any = None) -> Any:
+        """Reset every env; returns the observations ``[B, ...]``.
+
+        Args:
+            observation: Optional ``[B, ...]`` array (or record) to write the result into.
+        """
+        raise NotImplementedError
+
+    def step(
+        self,
+        action: Any,
+        *,
+        observation: Any = None,
+        reward: np.ndarray | None = None,
+        done: np.ndarray | None = None,
+    ) -> VecEnvStep:
+        """Step every env once with ``action[b]`` (``[B, ...]``); see the module semantics.
+
+        Args:
+            action: ``[B, ...]`` actions (values of ``action_space`` stacked).
+            observation: Optional ``[B, ...]`` array to write the next observations into.
+            reward: Optional float32 ``[B]`` array to write the rewards into.
+            done: Optional bool ``[B]`` array to write ``done`` into.
+        """
+        raise NotImplementedError
+
+    def reset_envs(self, mask: np.ndarray, *, observation: Any = None) -> Any:
+        """Reset the envs where ``mask`` (bool ``[B]``) is True; returns all observations.
+
+        Rows where ``mask`` is False hold those envs' current observations (as last returned).
+
+        Raises:
+            NotImplementedError: the backend cannot reset a subset (``can_reset_subset``).
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} cannot reset a subset of its envs, which wait-reset "
+            "collectors need: use a reset collector (CpuResetCollector/GpuResetCollector) or a "
+            "backend that can (gymnasium sync/async vector envs, envpool)."
+        )
+
+    def seed(self, seed: int | None = None) -> None:
+        """Env b starts from ``reset(seed=seed + b)`` at the next :meth:`reset` (None: unseeded)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the backend (worker processes, threads, simulators); safe to call twice."""
+
+    @property
+    def action_space(self) -> Any:
+        """The rlpyt space of ONE env's actions."""
+        return self._action_space
+
+    @property
+    def observation_space(self) -> Any:
+        """The rlpyt space of ONE env's observations."""
+        return self._observation_space
+
+    @property
+    def spaces(self) -> EnvSpaces:
+        """Both spaces of one env (agents initialize from this, as from a per-env env)."""
+        return EnvSpaces(observation=self.observation_space, action=self.action_space)
+
+    @property
+    def horizon(self) -> int | None:
+        """Maximum episode length in steps, or None when unlimited/unknown."""
+        return self._horizon
+
+
+def vector_env_maker(maker: Callable[..., VecEnv]) -> Callable[..., VecEnv]:
+    """Mark a callable ``maker(num_envs=..., **env_kwargs) -> VecEnv`` as a vector-env maker.
+
+    Samplers then build one vector env per worker instead of one env per slot.
+    """
+    maker.vectorized = True  # type: ignore[attr-defined]
+    return maker
+
+
+def is_vector_env_maker(EnvCls: Any) -> bool:  # noqa: N803
+    """Whether a sampler's ``EnvCls`` makes vector envs (a VecEnv subclass, or marked)."""
+    if isinstance(EnvCls, type):
+        return issubclass(EnvCls, VecEnv)
+    return bool(getattr(EnvCls, "vectorized", False))
+
+
+class SingleEnvView(Env):
+    """A ``num_envs=1`` vector env seen as a per-env Env (for the samplers' example step).
+
+    Samplers allocate buffers from one example reset and step of one env
+    (``rlpyt.samplers.buffer.get_example_outputs``); this gives them row 0 of a vector env.
+    """
+
+    def __init__(self, vec_env: VecEnv):
+        if vec_env.num_envs < 1:
+            raise ValueError(
+                f"SingleEnvView needs a vector env with envs; it has {vec_env.num_envs}."
+            )
+        self.vec_env = vec_env
+        self._action_space = vec_env.action_space
+        self._observation_space = vec_env.observation_space
+        self._horizon = vec_env.horizon
+
+    def reset(self) -> Any:
+        """Reset the vector env; returns env 0's observation."""
+        return _row(self.vec_env.reset(), 0)
+
+    def step(self, action: Any) -> EnvStep:
+        """Step every env with ``action`` (env 0's result is returned)."""
+        actions = _stack(action, self.vec_env.num_envs)
+        out = self.vec_env.step(actions)
+        return EnvStep(
+            _row(out.observation, 0),
+            np.float32(out.reward[0]),
+            bool(out.done[0]),
+            _row(out.env_info, 0),
+        )
+
+    def close(self) -> None:
+        """Close the vector env."""
+        self.vec_env.close()
+
+
+def _row(value: Any, b: int) -> Any:
+    """Row ``b`` of an array or of a (nested) record of arrays, as a copy."""
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return value._make(_row(v, b) for v in value)
+    return np.array(value[b])
+
+
+def _stack(value: Any, n: int) -> Any:
+    """``n`` copies of one action (array, scalar or record) stacked on a new leading axis."""
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return value._make(_stack(v, n) for v in value)
+    return np.repeat(np.asarray(value)[None], n, axis=0)
