@@ -14,12 +14,25 @@ asks for. The master process uses one torch thread (workers use one each).
 (b) The same with the A2C ``AtariFfModel`` choosing actions: per worker in CpuSampler, one
     batched forward per step in the master for GpuSampler, AlternatingSampler and the peers
     (envpool synchronous and async send/recv with batch 8).
-(c) 16 CartPole-v1 envs, random actions: CpuSampler, GpuSampler and AlternatingSampler
-    (``rlpyt.envs.gym.make``, the uniform agent) vs gymnasium SyncVectorEnv; for information
-    also SerialSampler over the same 16 envs in one process (does parallel pay off).
+(c) 16 CartPole-v1 envs, equal work: CpuSampler, GpuSampler and AlternatingSampler
+    (``rlpyt.envs.gym.make``, the uniform agent) vs gymnasium SyncVectorEnv + one batched
+    forward of the same trivial model per step (``BatchedPolicy``: one-hot, model, categorical
+    sample over the 16 observations, as the samplers' agent does); target >= 1.3x. For
+    information: SyncVectorEnv with random actions (no model: the old, unequal peer) and
+    SerialSampler over the same 16 envs in one process (does parallel pay off).
+(d) 256 CartPole-v1 envs, the classic-control PPO agent (``ClassicFfAgent``, 64x64 MLPs)
+    choosing actions, batch_T 64: SerialSampler and CpuSampler (2 workers, 128 envs each) over
+    gymnasium's native vectorized CartPole (``rlpyt.envs.gym_vector.make_vec``,
+    ``vectorization_mode="vector_entry_point"``: one env call and one agent call per time
+    step), against CpuSampler over 256 per-env ``rlpyt.envs.gym.make`` CartPoles, gymnasium
+    SyncVectorEnv + one batched forward of the same model per step, and the raw vectorized env
+    (``gymnasium.make_vec``, same mode) stepped with random actions. Targets for the best
+    batched sampler: >= 1,000,000 env steps/s, >= 10x CpuSampler per-env, >= 0.3 of raw.
+    The batched lines are skipped, with a line saying so, where the vector-env samplers are
+    not installed.
 Start-up: seconds from ``CpuSampler.initialize`` to two workers ready (16 Pong envs).
 
-Usage: python benchmarks/sampler_throughput.py --seconds 3 --repeats 3 [--parts a,b,c]
+Usage: python benchmarks/sampler_throughput.py --seconds 3 --repeats 3 [--parts a,b,c,d]
 """
 
 from __future__ import annotations
@@ -36,10 +49,12 @@ from torch import nn
 
 from rlpyt.agents.pg.atari import AtariFfAgent
 from rlpyt.agents.pg.categorical import CategoricalPgAgent
+from rlpyt.agents.pg.classic import ClassicFfAgent
 from rlpyt.distributions.categorical import Categorical, DistInfo
 from rlpyt.envs.atari.atari_env import AtariEnv
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.models.pg.atari_ff_model import AtariFfModel
+from rlpyt.models.pg.classic_model import ClassicFfModel
 from rlpyt.samplers.parallel.cpu.sampler import CpuSampler
 from rlpyt.samplers.parallel.gpu.alternating_sampler import AlternatingSampler
 from rlpyt.samplers.parallel.gpu.sampler import GpuSampler
@@ -77,14 +92,24 @@ class UniformAgent(CategoricalPgAgent):
         )
 
 
-class MasterPolicy:
-    """A2C AtariFfModel run once per step over all envs' observations (the peers' policy)."""
+class BatchedPolicy:
+    """One forward of ``model`` over all envs' observations per step, then a categorical sample.
 
-    def __init__(self, image_shape: tuple, n_actions: int = 6):
-        self.model = AtariFfModel(image_shape=image_shape, output_size=n_actions).eval()
+    The work a sampler's agent does per time step (prev_action one-hot, the model, the
+    sample), done once in the peer's process: the peers' "batched forward" policy.
+
+    Args:
+        model: A categorical PG model ``(observation, prev_action one-hot, prev_reward) ->
+            (pi, value)``.
+        n_actions: Number of discrete actions.
+        n_envs: Number of envs stepped at once.
+    """
+
+    def __init__(self, model: nn.Module, n_actions: int, n_envs: int = N_ENVS):
+        self.model = model.eval()
         self.distribution = Categorical(dim=n_actions)
-        self.prev_action = torch.zeros(N_ENVS, dtype=torch.long)
-        self.prev_reward = torch.zeros(N_ENVS)
+        self.prev_action = torch.zeros(n_envs, dtype=torch.long)
+        self.prev_reward = torch.zeros(n_envs)
 
     @torch.no_grad()
     def __call__(self, observation: np.ndarray, reward: np.ndarray | None = None) -> np.ndarray:
@@ -99,9 +124,15 @@ class MasterPolicy:
         return action.numpy()
 
 
-def random_policy(n_actions: int) -> Callable:
+def atari_policy(image_shape: tuple, n_actions: int = 6) -> BatchedPolicy:
+    """The A2C AtariFfModel as a batched policy over the 16 envs (the peers of part (b))."""
+    return BatchedPolicy(AtariFfModel(image_shape=image_shape, output_size=n_actions), n_actions)
+
+
+def random_policy(n_actions: int, n_envs: int = N_ENVS) -> Callable:
+    """Random actions with one numpy call per step."""
     rng = np.random.default_rng(0)
-    return lambda observation, reward=None: rng.integers(0, n_actions, N_ENVS)
+    return lambda observation, reward=None: rng.integers(0, n_actions, n_envs)
 
 
 # -- a thin gymnasium adapter of AtariEnv (same work as rlpyt's samplers) ------------------------
@@ -153,14 +184,24 @@ def timed_loop(
             return n / elapsed
 
 
-def rlpyt_rate(SamplerCls, agent, env_cls, env_kwargs, seconds, batch_T, alternating=False):  # noqa: N803
+def rlpyt_rate(
+    SamplerCls,  # noqa: N803
+    agent,
+    env_cls,
+    env_kwargs,
+    seconds,
+    batch_T,  # noqa: N803
+    alternating=False,
+    batch_B=N_ENVS,  # noqa: N803
+):
+    """One rlpyt sampler's env steps/s: whole batches, 2 pinned workers where it has workers."""
     workers = list(range(N_WORKERS))
     affinity = dict(workers_cpus=workers, alternating=alternating)
     sampler = SamplerCls(
         EnvCls=env_cls,
         env_kwargs=env_kwargs,
         batch_T=batch_T,
-        batch_B=N_ENVS,
+        batch_B=batch_B,
         max_decorrelation_steps=0,
     )
     sampler.initialize(agent, affinity=affinity, seed=0)
@@ -168,7 +209,7 @@ def rlpyt_rate(SamplerCls, agent, env_cls, env_kwargs, seconds, batch_T, alterna
 
     def step():
         sampler.obtain_samples(0)
-        return batch_T * N_ENVS
+        return batch_T * batch_B
 
     try:
         return timed_loop(step, seconds, warmup=0.2, check_every=1)  # whole batches
@@ -176,7 +217,10 @@ def rlpyt_rate(SamplerCls, agent, env_cls, env_kwargs, seconds, batch_T, alterna
         sampler.shutdown()
 
 
-def vector_rate(make_vec: Callable, policy: Callable, seconds: float) -> float:
+def vector_rate(
+    make_vec: Callable, policy: Callable, seconds: float, n_envs: int = N_ENVS
+) -> float:
+    """A vector env of ``n_envs`` stepped with ``policy``'s actions (one call per step); steps/s."""
     envs = make_vec()
     try:
         observation, _ = envs.reset(seed=0)
@@ -185,7 +229,7 @@ def vector_rate(make_vec: Callable, policy: Callable, seconds: float) -> float:
         def step():
             action = policy(state["obs"], state["rew"])
             state["obs"], state["rew"], *_ = envs.step(action)
-            return N_ENVS
+            return n_envs
 
         return timed_loop(step, seconds)
     finally:
@@ -257,7 +301,7 @@ def envpool_rate(seconds: float, with_model: bool, asynchronous: bool = False) -
         num_threads=N_WORKERS,
         repeat_action_probability=0.0,
     )
-    policy = MasterPolicy((4, 84, 84)) if with_model else random_policy(6)
+    policy = atari_policy((4, 84, 84)) if with_model else random_policy(6)
     try:
         if not asynchronous:
             return vector_rate(lambda: envs, policy, seconds)
@@ -296,7 +340,7 @@ def part_a(seconds, batch_T):  # noqa: N803
 
 def part_b(seconds, batch_T):  # noqa: N803
     def policy():
-        return MasterPolicy((4, 104, 80))
+        return atari_policy((4, 104, 80))
 
     return {
         "CpuSampler": lambda: rlpyt_rate(
@@ -340,7 +384,10 @@ def part_c(seconds, batch_T):  # noqa: N803
             batch_T,
             alternating=True,
         ),
-        "gym SyncVectorEnv": lambda: vector_rate(
+        "SyncVectorEnv + forward": lambda: vector_rate(
+            sync_vec(make_cartpole), BatchedPolicy(UniformModel(2, obs_ndim=1), 2), seconds
+        ),
+        "SyncVectorEnv random (info)": lambda: vector_rate(
             sync_vec(make_cartpole), random_policy(2), seconds
         ),
         "SerialSampler (info)": lambda: rlpyt_rate(
@@ -349,9 +396,64 @@ def part_c(seconds, batch_T):  # noqa: N803
     }
 
 
-def sync_vec(make_env):
+D_ENVS = 256  # part (d): envs per sampler (128 per worker with 2 workers) and per peer
+NATIVE_CARTPOLE = dict(id="CartPole-v1", vectorization_mode="vector_entry_point")
+
+
+def ppo_agent() -> ClassicFfAgent:
+    """The classic-control PPO agent (``configs/classic/pg/cartpole_ppo.py``: 64x64 MLPs)."""
+    return ClassicFfAgent(model_kwargs=dict(hidden_sizes=[64, 64]))
+
+
+def batched_env_maker() -> Callable | None:
+    """``rlpyt.envs.gym_vector.make_vec`` when it and the samplers' vector path exist."""
+    try:
+        import rlpyt.samplers.vector  # noqa: F401 (the vector collectors the samplers use)
+        from rlpyt.envs.gym_vector import make_vec
+    except ImportError as exc:
+        print(f"  (d) batched samplers skipped: not available ({exc})", flush=True)
+        return None
+    return make_vec
+
+
+def part_d(seconds, batch_T):  # noqa: N803
+    cartpole = dict(id="CartPole-v1")
+    impls = {}
+    make_vec = batched_env_maker()
+    if make_vec is not None:
+        impls["batched SerialSampler"] = lambda: rlpyt_rate(
+            SerialSampler, ppo_agent(), make_vec, NATIVE_CARTPOLE, seconds, batch_T, batch_B=D_ENVS
+        )
+        impls["batched CpuSampler (2 workers)"] = lambda: rlpyt_rate(
+            CpuSampler, ppo_agent(), make_vec, NATIVE_CARTPOLE, seconds, batch_T, batch_B=D_ENVS
+        )
+
+    def forward_policy():
+        model = ClassicFfModel(observation_shape=(4,), action_size=2, hidden_sizes=[64, 64])
+        return BatchedPolicy(model, 2, n_envs=D_ENVS)
+
+    def raw_native():
+        return gym.make_vec("CartPole-v1", num_envs=D_ENVS, vectorization_mode="vector_entry_point")
+
+    impls.update(
+        {
+            "CpuSampler per-env": lambda: rlpyt_rate(
+                CpuSampler, ppo_agent(), gym_make, cartpole, seconds, batch_T, batch_B=D_ENVS
+            ),
+            "SyncVectorEnv + forward": lambda: vector_rate(
+                sync_vec(make_cartpole, D_ENVS), forward_policy(), seconds, n_envs=D_ENVS
+            ),
+            "raw vectorized env (random)": lambda: vector_rate(
+                raw_native, random_policy(2, D_ENVS), seconds, n_envs=D_ENVS
+            ),
+        }
+    )
+    return impls
+
+
+def sync_vec(make_env, n_envs: int = N_ENVS):
     same_step = gym.vector.AutoresetMode.SAME_STEP
-    return lambda: gym.vector.SyncVectorEnv([make_env] * N_ENVS, autoreset_mode=same_step)
+    return lambda: gym.vector.SyncVectorEnv([make_env] * n_envs, autoreset_mode=same_step)
 
 
 def async_vec(make_env):
@@ -391,10 +493,10 @@ def run_part(name, impls, repeats):
 def print_table(name, medians, rates, ratios):
     print(f"\n== ({name}) env steps/s, median [min-max] ==")
     for key, value in medians.items():
-        print(f"{key:28s} {value:12,.0f}  [{min(rates[key]):,.0f}-{max(rates[key]):,.0f}]")
+        print(f"{key:32s} {value:12,.0f}  [{min(rates[key]):,.0f}-{max(rates[key]):,.0f}]")
     for label, num, den in ratios:
         if num in medians and den in medians:
-            print(f"{label:44s} {medians[num] / medians[den]:.2f}")
+            print(f"{label:52s} {medians[num] / medians[den]:.2f}")
 
 
 RATIOS = {
@@ -419,11 +521,43 @@ RATIOS = {
         ("AlternatingSampler / SyncVectorEnv", "AlternatingSampler", "gym SyncVectorEnv"),
     ],
     "c": [
-        ("CpuSampler / SyncVectorEnv", "CpuSampler", "gym SyncVectorEnv"),
-        ("GpuSampler / SyncVectorEnv", "GpuSampler", "gym SyncVectorEnv"),
-        ("AlternatingSampler / SyncVectorEnv", "AlternatingSampler", "gym SyncVectorEnv"),
+        ("CpuSampler / SyncVectorEnv + forward", "CpuSampler", "SyncVectorEnv + forward"),
+        ("GpuSampler / SyncVectorEnv + forward", "GpuSampler", "SyncVectorEnv + forward"),
+        (
+            "AlternatingSampler / SyncVectorEnv + forward",
+            "AlternatingSampler",
+            "SyncVectorEnv + forward",
+        ),
+        ("CpuSampler / SyncVectorEnv random (info)", "CpuSampler", "SyncVectorEnv random (info)"),
         ("CpuSampler / SerialSampler (info)", "CpuSampler", "SerialSampler (info)"),
-        ("SerialSampler / SyncVectorEnv (info)", "SerialSampler (info)", "gym SyncVectorEnv"),
+        (
+            "SerialSampler / SyncVectorEnv + forward (info)",
+            "SerialSampler (info)",
+            "SyncVectorEnv + forward",
+        ),
+    ],
+    "d": [
+        ("batched SerialSampler / raw", "batched SerialSampler", "raw vectorized env (random)"),
+        (
+            "batched CpuSampler / raw",
+            "batched CpuSampler (2 workers)",
+            "raw vectorized env (random)",
+        ),
+        (
+            "batched CpuSampler / batched SerialSampler",
+            "batched CpuSampler (2 workers)",
+            "batched SerialSampler",
+        ),
+        (
+            "batched SerialSampler / SyncVectorEnv + forward",
+            "batched SerialSampler",
+            "SyncVectorEnv + forward",
+        ),
+        (
+            "CpuSampler per-env / SyncVectorEnv + forward",
+            "CpuSampler per-env",
+            "SyncVectorEnv + forward",
+        ),
     ],
 }
 
@@ -441,31 +575,53 @@ BEST_VERSUS = {  # per part: (label, keys of the denominator; the best of them i
         ),
         ("best envpool (target >= 1.25)", ["envpool sync", "envpool async"]),
     ],
-    "c": [("gym SyncVectorEnv (target >= 1.8)", ["gym SyncVectorEnv"])],
+    "c": [("SyncVectorEnv + forward (target >= 1.3)", ["SyncVectorEnv + forward"])],
+    "d": [
+        ("CpuSampler per-env (target >= 10)", ["CpuSampler per-env"]),
+        ("raw vectorized env (target >= 0.3)", ["raw vectorized env (random)"]),
+        ("SyncVectorEnv + forward (info)", ["SyncVectorEnv + forward"]),
+    ],
 }
+BEST_RATE_TARGET = {"d": 1_000_000}  # env steps/s the part's best sampler must reach
+
+
+def best_sampler(name: str, medians: dict) -> str | None:
+    """The key of a part's fastest rlpyt sampler (in (d) the batched ones), or None."""
+    if name == "d":
+        candidates = [k for k in medians if k.startswith("batched ")]
+    else:
+        candidates = [k for k in medians if k.endswith("Sampler")]
+    return max(candidates, key=medians.__getitem__) if candidates else None
 
 
 def print_best(name: str, medians: dict) -> None:
     """The best rlpyt sampler of a part against the target's denominators."""
-    samplers = {k: v for k, v in medians.items() if k.endswith("Sampler")}
-    if not samplers:
+    best = best_sampler(name, medians)
+    if best is None:
+        print(f"({name}) no sampler of this part ran: its targets are not measured")
         return
-    best = max(samplers, key=samplers.__getitem__)
+    if name in BEST_RATE_TARGET:
+        target = BEST_RATE_TARGET[name]
+        verdict = "met" if medians[best] >= target else "missed"
+        print(
+            f"({name}) best sampler {best}: {medians[best]:,.0f} env steps/s "
+            f"(target >= {target:,}): {verdict}"
+        )
     for label, keys in BEST_VERSUS[name]:
         found = [medians[k] for k in keys if k in medians]
         if found:
-            print(f"({name}) best sampler {best} / {label}: {samplers[best] / max(found):.2f}")
+            print(f"({name}) best sampler {best} / {label}: {medians[best] / max(found):.2f}")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--parts", default="a,b,c")
+    parser.add_argument("--parts", default="a,b,c,d")
     parser.add_argument("--batch_T", type=int, default=64)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    parts = dict(a=part_a, b=part_b, c=part_c)
+    parts = dict(a=part_a, b=part_b, c=part_c, d=part_d)
     results = {}
     for name in args.parts.split(","):
         impls = parts[name](args.seconds, args.batch_T)
