@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -209,12 +209,12 @@ class SingleEnvView(Env):
 def _row(value: Any, b: int) -> Any:
     """Row ``b`` of an array or of a (nested) record of arrays, as a copy."""
     if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return value._make(_row(v, b) for v in value)
+        return cast(Any, value)._make(_row(v, b) for v in value)
     return np.array(value[b])
 
 
 def _stack(value: Any, n: int) -> Any:
     """``n`` copies of one action (array, scalar or record) stacked on a new leading axis."""
     if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return value._make(_stack(v, n) for v in value)
+        return cast(Any, value)._make(_stack(v, n) for v in value)
     return np.repeat(np.asarray(value)[None], n, axis=0)

@@ -128,8 +128,23 @@ class DecorrelatingStartCollector(BaseCollector):
             max_decorrelation_steps: Env b takes ``1..max`` random actions (0: none); the
                 count comes from a generator seeded by ``(seed, env_rank)``.
         """
-        traj_infos = [self.TrajInfoCls() for _ in self.envs]
-        observations = [env.reset() for env in self.envs]
+        traj_infos = self._new_traj_infos()
+        observations = self._reset_all()
+        self._decorrelate(observations, traj_infos, max_decorrelation_steps)
+        return self._initial_inputs(observations), traj_infos
+
+    def _new_traj_infos(self) -> list[TrajInfo]:
+        """A fresh TrajInfo per env (vector collectors keep them as one batch)."""
+        return [self.TrajInfoCls() for _ in self.envs]
+
+    def _reset_all(self) -> Any:
+        """Reset every env; returns their first observations (a list, one per env)."""
+        return [env.reset() for env in self.envs]
+
+    def _decorrelate(
+        self, observations: Any, traj_infos: list[TrajInfo], max_decorrelation_steps: int
+    ) -> None:
+        """Env b takes ``1..max`` random actions, drawn from ``(seed, env_rank)``; in place."""
         for b, env in enumerate(self.envs):
             if max_decorrelation_steps <= 0:
                 continue
@@ -144,7 +159,6 @@ class DecorrelatingStartCollector(BaseCollector):
                     o = env.reset()
                     traj_infos[b] = self.TrajInfoCls()
                 observations[b] = o
-        return self._initial_inputs(observations), traj_infos
 
     def _initial_inputs(self, observations: list[Any]) -> AgentInputs:
         """Agent inputs ``[B_local, ...]`` after a start: null prev action, zero prev reward."""
@@ -208,9 +222,9 @@ class WaitResetMixin(DecorrelatingStartCollector):
                 step buffer's arrays, whose ``done`` rows are cleared too).
         """
         step_buffer = self.step_buffer_np
+        if self.need_env_reset.any():
+            self._reset_rows(self.need_env_reset, agent_inputs.observation)
         for b in np.flatnonzero(self.need_reset).tolist():
-            if self.need_env_reset[b]:
-                agent_inputs.observation[b] = self.envs[b].reset()
             agent_inputs.prev_action[b] = self.null_action
             agent_inputs.prev_reward[b] = 0
             if self.agent is not None:
@@ -220,6 +234,11 @@ class WaitResetMixin(DecorrelatingStartCollector):
         self.need_reset[:] = False
         self.need_env_reset[:] = False
         self._waiting, self._stepping = [], []
+
+    def _reset_rows(self, mask: np.ndarray, observation: Any) -> None:
+        """Reset the envs where ``mask``; write their first observations into ``observation``."""
+        for b in np.flatnonzero(mask).tolist():
+            observation[b] = self.envs[b].reset()
 
     def _envs_to_step(
         self, action: np.ndarray, reward: np.ndarray, done: np.ndarray

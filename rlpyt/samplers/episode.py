@@ -63,9 +63,14 @@ def write_env_infos(env_info_buf: Any, t: int, env_infos: list) -> None:
     Args:
         env_info_buf: The ``[T, B_local]`` env_info buffer (a namedarraytuple, or None).
         t: Time index.
-        env_infos: One record per env, None for an env not stepped (wait-reset).
+        env_infos: One record per env, None for an env not stepped (wait-reset: its row is
+            zeroed, so e.g. ``timeout`` is False there); or, from vector collectors, one
+            record of ``[B_local]`` arrays.
     """
     if not env_info_buf:
+        return
+    if not isinstance(env_infos, list):  # vector envs: one record of [B_local] arrays
+        env_info_buf[t] = env_infos
         return
     fields = env_info_buf[t]
     flat = all(isinstance(field, np.ndarray) for field in fields)
@@ -75,8 +80,7 @@ def write_env_infos(env_info_buf: Any, t: int, env_infos: list) -> None:
             field[:] = [info[i] for info in env_infos]
         return
     for b, info in enumerate(env_infos):
-        if info is not None:
-            fields[b] = info
+        fields[b] = 0 if info is None else info  # a waiting env's row: zeros, not stale data
 
 
 class EpisodeStepper:

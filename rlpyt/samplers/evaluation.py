@@ -18,7 +18,7 @@ import numpy as np
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.samplers.collections import StepBuffer
 from rlpyt.samplers.episode import EpisodeStepper
-from rlpyt.utils.buffer import buffer_from_example, torchify_buffer
+from rlpyt.utils.buffer import buffer_from_example, buffer_func, torchify_buffer
 
 if TYPE_CHECKING:
     from multiprocessing.queues import Queue
@@ -89,6 +89,20 @@ class BaseEvalCollector(EpisodeStepper):
         """
         raise NotImplementedError
 
+    def _new_traj_infos(self) -> list[TrajInfo]:
+        """A fresh TrajInfo per env (vector collectors keep them as one batch)."""
+        return [self.TrajInfoCls() for _ in self.envs]
+
+    def _reset_all(self) -> Any:
+        """Reset every env; returns their first observations (a list, one per env)."""
+        return [env.reset() for env in self.envs]
+
+    @staticmethod
+    def _write_rows(observation: Any, observations: Any) -> None:
+        """Copy the observations :meth:`_reset_all` returned into the ``[B, ...]`` buffer."""
+        for b, o in enumerate(observations):
+            observation[b] = o
+
     def _envs_to_step(self, action: np.ndarray, reward: np.ndarray, done: np.ndarray) -> list[int]:
         """The envs still short of their quota."""
         return np.flatnonzero(self.active).tolist()
@@ -102,6 +116,13 @@ class BaseEvalCollector(EpisodeStepper):
         if quota is not None and len(completed[b]) >= quota:
             self.active[b] = False
         return observation
+
+
+def first_row(observations: Any) -> Any:
+    """Env 0's observation from a list of observations or a ``[B, ...]`` array (or record)."""
+    if isinstance(observations, list):
+        return observations[0]
+    return buffer_func(observations, lambda array: array[0])
 
 
 def select_unbiased(completed: list[list[TrajInfo]]) -> list[TrajInfo]:
@@ -144,7 +165,7 @@ class CpuEvalCollector(BaseEvalCollector):
         Returns:
             Per env, its complete TrajInfos in order (at most the quota each).
         """
-        traj_infos = [self.TrajInfoCls() for _ in self.envs]
+        traj_infos = self._new_traj_infos()
         completed: list[list[TrajInfo]] = [[] for _ in self.envs]
         observation, action, reward, done = self._start_episodes()
         obs_pyt, act_pyt, rew_pyt = torchify_buffer((observation, action, reward))
@@ -165,19 +186,18 @@ class CpuEvalCollector(BaseEvalCollector):
         The buffers are built at the first evaluation (from the first observation) and reused;
         ``action`` holds the null action and ``reward`` 0, the first agent step's inputs.
         """
-        first_observations = [env.reset() for env in self.envs]
+        first_observations = self._reset_all()
         if self._buffers is None:
             n = len(self.envs)
             null_action = self.envs[0].action_space.null_value()
             self._buffers = (
-                buffer_from_example(first_observations[0], n),
+                buffer_from_example(first_row(first_observations), n),
                 buffer_from_example(null_action, n, fill=0),
                 np.zeros(n, dtype="float32"),
                 np.zeros(n, dtype=bool),
             )
         observation, action, reward, done = self._buffers
-        for b, o in enumerate(first_observations):
-            observation[b] = o
+        self._write_rows(observation, first_observations)
         action[:] = self.envs[0].action_space.null_value()
         reward[:] = 0
         done[:] = False

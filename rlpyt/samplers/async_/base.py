@@ -28,6 +28,7 @@ import torch
 from rlpyt.envs.traj_info import TrajInfoFactory
 from rlpyt.samplers.buffer import build_samples_buffer
 from rlpyt.samplers.parallel.base import ParallelSamplerBase
+from rlpyt.samplers.vector import make_example_env
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.launching.affinity import set_cpu_affinity, validate_affinity
 
@@ -78,7 +79,7 @@ class AsyncSamplerMixin:
         self.seed = seed
         B = self.batch_spec.B
         self.global_B = B
-        env = self.EnvCls(**self.env_kwargs)
+        env = make_example_env(self.EnvCls, self.env_kwargs)
         try:
             agent.initialize(env.spaces, share_memory=True, global_B=B, env_ranks=list(range(B)))
             examples = self._build_buffers(agent, env, bootstrap_value)  # half 0 (+ step buffers)

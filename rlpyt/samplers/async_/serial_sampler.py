@@ -18,8 +18,8 @@ from rlpyt.samplers.async_.collectors import DbCpuResetCollector
 from rlpyt.samplers.buffer import build_samples_buffer, get_example_outputs
 from rlpyt.samplers.evaluation import SerialEvalCollector
 from rlpyt.samplers.serial.sampler import SerialSampler
+from rlpyt.samplers.vector import collector_class, make_envs
 from rlpyt.utils.collections import AttrDict
-from rlpyt.utils.seed import set_envs_seeds
 from rlpyt.utils.shared_memory import check_shared_memory, nbytes_of
 
 if TYPE_CHECKING:
@@ -94,9 +94,8 @@ class AsyncSerialSampler(AsyncSamplerMixin, SerialSampler):  # type: ignore[misc
         agent, B = self.agent, self.batch_spec.B
         agent.to_device(affinity.get("cuda_idx"))
         agent.async_cpu(share_memory=False)  # a model apart from the one the optimizer publishes
-        self.envs = [self.EnvCls(**self.env_kwargs) for _ in range(B)]
-        set_envs_seeds(self.envs, self.seed)
-        self.collector = self.CollectorCls(
+        self.envs = make_envs(self.EnvCls, self.env_kwargs, B, self.seed)
+        self.collector = collector_class(self.CollectorCls, self.envs)(
             rank=0,
             envs=self.envs,
             samples_np=self.double_buffer,

@@ -38,6 +38,7 @@ from rlpyt.samplers.evaluation import select_unbiased
 from rlpyt.samplers.noise import SamplingNoise
 from rlpyt.samplers.parallel.worker import GET_STATE, NO_STATE_OP, SET_STATE, sampling_process
 from rlpyt.samplers.parallel.worker_group import WorkerGroup
+from rlpyt.samplers.vector import make_example_env
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.launching.affinity import validate_affinity
@@ -155,7 +156,7 @@ class ParallelSamplerBase(BaseSampler):
         env_ranks = list(range(rank * B, (rank + 1) * B))
         self.n_worker = self._get_n_worker(self.affinity)
         self._layout(env_ranks)
-        env = self.EnvCls(**self.env_kwargs)
+        env = make_example_env(self.EnvCls, self.env_kwargs)
         try:
             self._agent_init(agent, env, self.global_B, env_ranks)
             examples = self._build_buffers(agent, env, bootstrap_value)

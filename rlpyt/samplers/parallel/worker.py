@@ -31,7 +31,9 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from rlpyt.envs.base import Env, EnvStep
+from rlpyt.envs.vector import is_vector_env_maker
 from rlpyt.samplers.state import collector_state, load_collector_state
+from rlpyt.samplers.vector import collector_class, make_envs
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.launching.affinity import set_cpu_affinity
 from rlpyt.utils.seed import set_seed
@@ -137,7 +139,14 @@ def build_envs(
     env_ranks: Sequence[int],
     seed: int | None,
 ) -> list[IndexedEnv]:
-    """Make one env per global index, seeded ``seed + index`` (as SerialSampler seeds them)."""
+    """Make one env per global index, seeded ``seed + index`` (as SerialSampler seeds them).
+
+    A vector-env maker builds one vector env over the (contiguous) block instead, seeded
+    ``seed + env_ranks[0]`` (see ``rlpyt.samplers.vector.make_envs``).
+    """
+    if is_vector_env_maker(EnvCls):
+        start = None if seed is None or not env_ranks else seed + env_ranks[0]
+        return make_envs(EnvCls, env_kwargs, len(env_ranks), start)
     envs = []
     for index in env_ranks:
         try:
@@ -243,7 +252,7 @@ def _transfer_state(
 
 
 def _make_collector(c: AttrDict, w: AttrDict, envs: list[IndexedEnv]) -> Collector:
-    return c.CollectorCls(
+    return collector_class(c.CollectorCls, envs)(
         rank=w.rank,
         envs=envs,
         samples_np=w.samples_np,
@@ -268,7 +277,7 @@ def _make_eval_collector(
         # Collectors give each of their envs ceil(max / n_local) episodes; keep the quota per
         # env that all eval envs together would get, as in serial sampling.
         max_trajectories = -(-max_trajectories // c.eval_n_envs) * len(eval_envs)
-    return c.eval_CollectorCls(
+    return collector_class(c.eval_CollectorCls, eval_envs)(
         rank=w.rank,
         envs=eval_envs,
         TrajInfoCls=c.TrajInfoCls,

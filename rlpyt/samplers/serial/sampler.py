@@ -20,7 +20,7 @@ from rlpyt.samplers.buffer import build_samples_buffer
 from rlpyt.samplers.collections import Samples
 from rlpyt.samplers.evaluation import SerialEvalCollector
 from rlpyt.samplers.state import collector_state, load_collector_state
-from rlpyt.utils.seed import set_envs_seeds
+from rlpyt.samplers.vector import collector_class, make_envs, make_example_env
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import Env
@@ -88,10 +88,12 @@ class SerialSampler(BaseSampler):
         B = self.batch_spec.B
         global_B = B * world_size
         env_ranks = list(range(rank * B, (rank + 1) * B))
-        self.envs = [self.EnvCls(**self.env_kwargs) for _ in range(B)]
-        if seed is not None:
-            set_envs_seeds(self.envs, seed + rank * B)
-        example_env = self.EnvCls(**self.env_kwargs)  # throwaway: keeps env 0's seeded reset
+        self.envs = make_envs(
+            self.EnvCls, self.env_kwargs, B, None if seed is None else seed + rank * B
+        )
+        example_env = make_example_env(
+            self.EnvCls, self.env_kwargs
+        )  # throwaway: keeps env 0's seeded reset
         agent.initialize(
             example_env.spaces, share_memory=False, global_B=global_B, env_ranks=env_ranks
         )
@@ -105,7 +107,7 @@ class SerialSampler(BaseSampler):
         )
         example_env.close()
         self.traj_info_factory = TrajInfoFactory(self.TrajInfoCls, **(traj_info_kwargs or {}))
-        self.collector = self.CollectorCls(
+        self.collector = collector_class(self.CollectorCls, self.envs)(
             rank=0,
             envs=self.envs,
             samples_np=self.samples_np,
@@ -126,11 +128,10 @@ class SerialSampler(BaseSampler):
     def _initialize_eval(self, agent: Agent, seed: int | None) -> None:
         if self.eval_CollectorCls is None:
             raise ValueError("eval_n_envs > 0 needs an eval_CollectorCls.")
-        self.eval_envs = [self.EnvCls(**self.eval_env_kwargs) for _ in range(self.eval_n_envs)]
-        if seed is not None:
-            set_envs_seeds(self.eval_envs, seed + EVAL_SEED_OFFSET)
+        eval_seed = None if seed is None else seed + EVAL_SEED_OFFSET
+        self.eval_envs = make_envs(self.EnvCls, self.eval_env_kwargs, self.eval_n_envs, eval_seed)
         eval_max_T = max(1, int(self.eval_max_steps or 0) // self.eval_n_envs)
-        self.eval_collector = self.eval_CollectorCls(
+        self.eval_collector = collector_class(self.eval_CollectorCls, self.eval_envs)(
             envs=self.eval_envs,
             agent=agent,
             TrajInfoCls=self.traj_info_factory,

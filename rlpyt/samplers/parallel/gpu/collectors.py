@@ -127,10 +127,9 @@ class GpuEvalCollector(BaseEvalCollector):
         """Run evaluation episodes; returns each env's complete TrajInfos."""
         step = self.step_buffer_np
         self.active = self.sync.eval_active  # shared: the action server reads which envs run
-        traj_infos = [self.TrajInfoCls() for _ in self.envs]
+        traj_infos = self._new_traj_infos()
         completed: list[list[TrajInfo]] = [[] for _ in self.envs]
-        for b, env in enumerate(self.envs):
-            step.observation[b] = env.reset()
+        self._write_rows(step.observation, self._reset_all())
         step.action[:] = self.envs[0].action_space.null_value()
         step.reward[:] = 0
         step.done[:] = False

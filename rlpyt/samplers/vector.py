@@ -1,0 +1,467 @@
+"""Vector collectors: one ``VecEnv.step`` and one agent call per time step, bookkeeping batched.
+
+Box: Collector (batched envs). Samplers take a vector-env maker as ``EnvCls``
+(:func:`rlpyt.envs.vector.is_vector_env_maker`); then :func:`make_envs` builds ONE vector env
+over the sampler's (or worker's) slice of B and presents it as a list of ``B_local`` slot
+views (:class:`VecEnvSlot`), so everything that counts, seeds, pickles or closes ``envs``
+keeps working, and :func:`collector_class` turns the chosen collector class (``CpuResetCollector``,
+``GpuWaitResetCollector``, an eval collector, a user's subclass) into its vector twin by putting
+:class:`VecCollectorMixin` first. The mixin replaces only the per-env steps of the collector
+bases (the episode step, resets, decorrelation); batch loops, agent calls, buffers and state
+saving are the collectors' own.
+
+Invariant: for gymnasium's sync vector env (the same envs, seeds and resets as per-env
+``GymEnvWrapper`` envs) the vector collectors write the same samples and TrajInfos as the
+per-env collectors, field by field. Per-env Python runs only where a trajectory ends or an env
+is done (TrajInfo hand-in, the agent's recurrent-state reset), never once per env step.
+Decorrelation is the exception: its random actions are drawn per env (start-up only).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+
+from rlpyt.agents.base import AgentInputs
+from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.envs.vector import SingleEnvView, VecEnv, is_vector_env_maker
+from rlpyt.samplers.episode import EpisodeStepper
+from rlpyt.utils.buffer import buffer_func
+from rlpyt.utils.seed import set_envs_seeds
+
+if TYPE_CHECKING:
+    from rlpyt.envs.base import Env
+
+# -- TrajInfos of a batch of envs ------------------------------------------------------------
+
+_SUMS = ("Length", "Return", "NonzeroRewards", "DiscountedReturn", "_cur_discount")
+
+
+class TrajInfoBatch:
+    """The live TrajInfos of B envs, updated with numpy once per time step.
+
+    For ``TrajInfoCls`` whose ``step`` is the base ``TrajInfo.step``, the fields live in
+    ``[B]`` arrays and a TrajInfo object is made only when a trajectory ends (the sums are the
+    same float64 operations, in the same order, as the per-env ``TrajInfo.step``: equal values).
+    TrajInfo classes that override ``step`` (e.g. ``AtariTrajInfo``) get one object per env,
+    stepped per env (their ``step`` may read anything), unless they define a classmethod
+    ``batch_step(sums, reward, env_info, rows)`` adding their own ``[B]`` sums (named like
+    their fields) for the rows stepped; their ``__init__`` fields then seed ``sums``.
+
+    List-like for the collector hooks: ``batch[b]`` is env b's TrajInfo (made from the sums),
+    ``batch[b] = TrajInfoCls()`` starts env b afresh.
+    """
+
+    def __init__(self, TrajInfoCls: Callable[[], TrajInfo], n: int):  # noqa: N803
+        self.TrajInfoCls = TrajInfoCls
+        self.n = int(n)
+        probe = TrajInfoCls()
+        cls = type(probe)
+        self.batch_step = getattr(cls, "batch_step", None)
+        numeric = all(isinstance(v, int | float | np.integer | np.floating) for v in probe.values())
+        self.vectorized = numeric and (cls.step is TrajInfo.step or self.batch_step is not None)
+        self.objects: list[TrajInfo] = []
+        self.sums: dict[str, np.ndarray] = {}
+        if not self.vectorized:
+            self.objects = [TrajInfoCls() for _ in range(self.n)]
+            return
+        self.discount = float(probe["_discount"])
+        self._fresh = {k: v for k, v in probe.items() if k != "_discount"}
+        for key, value in self._fresh.items():
+            dtype = (
+                np.int64
+                if isinstance(value, int | np.integer) and key != "_cur_discount"
+                else np.float64
+            )
+            self.sums[key] = np.full(self.n, value, dtype=dtype)
+
+    def step(
+        self,
+        observation: Any,
+        action: Any,
+        reward: np.ndarray,
+        done: np.ndarray,
+        agent_info: Any,
+        env_info: Any,
+        rows: np.ndarray | None,
+    ) -> None:
+        """Account for one step of the envs where ``rows`` (bool ``[B]``; None: all)."""
+        if not self.vectorized:
+            self._step_objects(observation, action, reward, done, agent_info, env_info, rows)
+            return
+        sums = self.sums
+        r = reward.astype(np.float64)
+        if rows is None:
+            sums["Length"] += 1
+            sums["Return"] += r
+            sums["NonzeroRewards"] += r != 0
+            sums["DiscountedReturn"] += sums["_cur_discount"] * r
+            sums["_cur_discount"] *= self.discount
+        else:
+            sums["Length"] += rows
+            sums["Return"] += np.where(rows, r, 0.0)
+            sums["NonzeroRewards"] += rows & (r != 0)
+            sums["DiscountedReturn"] += np.where(rows, sums["_cur_discount"] * r, 0.0)
+            sums["_cur_discount"] = np.where(
+                rows, sums["_cur_discount"] * self.discount, sums["_cur_discount"]
+            )
+        if self.batch_step is not None:
+            self.batch_step(sums, reward, env_info, rows)
+
+    def _step_objects(self, observation, action, reward, done, agent_info, env_info, rows) -> None:  # noqa: ANN001
+        stepped = range(self.n) if rows is None else np.flatnonzero(rows).tolist()
+        for b in stepped:
+            self.objects[b].step(
+                _row(observation, b),
+                _row(action, b),
+                reward[b],
+                bool(done[b]),
+                None if agent_info is None else _row(agent_info, b),
+                _row(env_info, b),
+            )
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, b: int) -> TrajInfo:
+        if not self.vectorized:
+            return self.objects[b]
+        traj_info = self.TrajInfoCls()
+        for key, array in self.sums.items():
+            value = array[b]
+            traj_info[key] = int(value) if array.dtype.kind == "i" else float(value)
+        return traj_info
+
+    def __setitem__(self, b: int, traj_info: TrajInfo) -> None:
+        if not self.vectorized:
+            self.objects[b] = traj_info
+            return
+        for key, array in self.sums.items():
+            array[b] = traj_info[key]
+
+    def reset_rows(self, mask: np.ndarray) -> None:
+        """Start the envs where ``mask`` afresh (their trajectories are dropped)."""
+        if not self.vectorized:
+            for b in np.flatnonzero(mask).tolist():
+                self.objects[b] = self.TrajInfoCls()
+            return
+        for key, value in self._fresh.items():
+            self.sums[key][mask] = value
+
+
+def _row(value: Any, b: int) -> Any:
+    """Row ``b`` of an array or a record of arrays (None stays None)."""
+    if value is None:
+        return None
+    return buffer_func(value, lambda array: array[b])
+
+
+# -- a vector env as a list of envs -----------------------------------------------------------
+
+
+class VecEnvSlot:
+    """Env ``index`` of a vector env, as an entry of a collector's ``envs`` list.
+
+    Spaces, ``horizon`` and ``close`` (closes the shared vector env; idempotent) work; stepping
+    or resetting one slot does not (vector collectors step the vector env itself).
+    """
+
+    def __init__(self, vec_env: VecEnv, index: int):
+        self.vec_env = vec_env
+        self.index = index
+
+    @property
+    def action_space(self) -> Any:  # noqa: D102
+        return self.vec_env.action_space
+
+    @property
+    def observation_space(self) -> Any:  # noqa: D102
+        return self.vec_env.observation_space
+
+    @property
+    def spaces(self) -> Any:  # noqa: D102
+        return self.vec_env.spaces
+
+    @property
+    def horizon(self) -> int | None:  # noqa: D102
+        return self.vec_env.horizon
+
+    def step(self, action: Any) -> Any:
+        """Refused: a slot of a vector env steps only with the whole vector env."""
+        raise TypeError(
+            f"Env {self.index} is a slot of {type(self.vec_env).__name__}: step the vector env "
+            "(collectors made by rlpyt.samplers.vector.collector_class do)."
+        )
+
+    reset = step
+    seed = step
+
+    def close(self) -> None:
+        """Close the vector env (every slot closes the same one; closing twice is harmless)."""
+        if not getattr(self.vec_env, "_rlpyt_closed", False):
+            self.vec_env.close()
+            self.vec_env._rlpyt_closed = True  # type: ignore[attr-defined]
+
+
+def make_envs(
+    EnvCls: Callable[..., Any],  # noqa: N803
+    env_kwargs: dict,
+    n: int,
+    seed: int | None,
+) -> list[Any]:
+    """The ``n`` envs of one collector: ``EnvCls(**env_kwargs)`` each, or one vector env.
+
+    Env b is seeded ``seed + b`` (callers pass ``seed`` = the seed plus the first global index
+    of the slice); a vector env gets ``vec_env.seed(seed)``, which seeds its env b the same way.
+    """
+    if not is_vector_env_maker(EnvCls):
+        envs = [EnvCls(**env_kwargs) for _ in range(n)]
+        if seed is not None:
+            set_envs_seeds(envs, seed)
+        return envs
+    if n <= 0:
+        return []
+    vec_env = EnvCls(num_envs=n, **env_kwargs)
+    check_vec_env(vec_env, n, EnvCls)
+    vec_env.seed(seed)
+    return [VecEnvSlot(vec_env, b) for b in range(n)]
+
+
+def check_vec_env(vec_env: Any, n: int, EnvCls: Any) -> None:  # noqa: N803
+    """Raise a clear error unless ``vec_env`` is a VecEnv of ``n`` envs."""
+    if not isinstance(vec_env, VecEnv):
+        raise TypeError(
+            f"EnvCls {EnvCls!r} is marked as a vector-env maker but returned "
+            f"{type(vec_env).__name__}, not an rlpyt.envs.vector.VecEnv."
+        )
+    if vec_env.num_envs != n:
+        raise ValueError(
+            f"EnvCls {EnvCls!r} was asked for num_envs={n} and made {vec_env.num_envs} envs."
+        )
+
+
+def make_example_env(EnvCls: Callable[..., Any], env_kwargs: dict) -> Env:  # noqa: N803
+    """A throwaway env for the samplers' example step (row 0 of a 1-env vector env)."""
+    if is_vector_env_maker(EnvCls):
+        vec_env = EnvCls(num_envs=1, **env_kwargs)
+        check_vec_env(vec_env, 1, EnvCls)
+        return SingleEnvView(vec_env)
+    return EnvCls(**env_kwargs)
+
+
+def vector_env_of(envs: Any) -> VecEnv | None:
+    """The vector env behind a collector's ``envs`` list, or None for per-env envs."""
+    if envs and isinstance(envs[0], VecEnvSlot):
+        return envs[0].vec_env
+    return None
+
+
+_VECTOR_CLASSES: dict[type, type] = {}
+
+
+def collector_class(CollectorCls: Any, envs: Any) -> Any:  # noqa: N803
+    """``CollectorCls``, or its vector twin (``VecCollectorMixin`` first) for vector envs."""
+    if vector_env_of(envs) is None or issubclass(CollectorCls, VecCollectorMixin):
+        return CollectorCls
+    if CollectorCls not in _VECTOR_CLASSES:
+        name = "Vec" + CollectorCls.__name__
+        _VECTOR_CLASSES[CollectorCls] = type(name, (VecCollectorMixin, CollectorCls), {})
+    return _VECTOR_CLASSES[CollectorCls]
+
+
+# -- the vector twin of every collector --------------------------------------------------------
+
+
+class VecCollectorMixin(EpisodeStepper):
+    """Steps a vector env in place of a list of envs (see the module docstring).
+
+    Works with the training collectors (reset and wait-reset, CPU and GPU, double-buffered) and
+    the evaluation collectors. Which rows count at a step: all (reset collectors), those not
+    waiting (wait-reset collectors: ``need_reset``), those still short of their quota
+    (evaluation: ``active``), minus rows that a ``next_step_reset`` backend spent resetting;
+    rows that do not count record what a waiting wait-reset row records (null action, zero
+    reward, ``done``, the last observation) in training, and are ignored in evaluation.
+    """
+
+    envs: list[Any]
+
+    @property
+    def vec_env(self) -> VecEnv:
+        """The vector env behind ``envs``."""
+        vec_env = vector_env_of(self.envs)
+        assert vec_env is not None  # collector_class only mixes this in for vector envs
+        return vec_env
+
+    # The per-env hooks of the collector bases, over the vector env.
+
+    def _new_traj_infos(self) -> TrajInfoBatch:  # type: ignore[override]
+        return TrajInfoBatch(self.TrajInfoCls, len(self.envs))
+
+    def _reset_all(self) -> Any:
+        vec_env = self.vec_env
+        vec_env.autoreset = getattr(self, "need_reset", None) is None  # wait-reset: no
+        if not vec_env.autoreset and not vec_env.can_reset_subset:
+            vec_env.reset_envs(np.zeros(len(self.envs), dtype=bool))  # raises its clear error
+        self._null_action = self.envs[0].action_space.null_value()
+        self._frozen: Any = None
+        return _copy(vec_env.reset())
+
+    def _write_rows(self, observation: Any, observations: Any) -> None:  # type: ignore[override]
+        observation[:] = observations
+
+    def _initial_inputs(self, observations: Any) -> AgentInputs:
+        samples_np = self.samples_np  # type: ignore[attr-defined]
+        observation = buffer_func(samples_np.env.observation[0], np.copy)
+        observation[:] = observations
+        prev_action = np.copy(samples_np.agent.prev_action[0])
+        prev_action[:] = self._null_action
+        prev_reward = np.zeros_like(samples_np.env.prev_reward[0])
+        return AgentInputs(observation, prev_action, prev_reward)
+
+    def _decorrelate(
+        self, observations: Any, traj_infos: Any, max_decorrelation_steps: int
+    ) -> None:
+        """All envs take the same number of random actions, ``1..max`` drawn from ``seed``.
+
+        A vector env steps all its envs at once, so per-env counts as the per-env collectors
+        draw them are not possible; episode ends at different steps decorrelate the envs.
+        """
+        if max_decorrelation_steps <= 0:
+            return
+        seed = getattr(self, "seed", None)
+        ranks = getattr(self, "env_ranks", [0])
+        rng = np.random.default_rng(None if seed is None else [seed, ranks[0]])
+        space = self.envs[0].action_space
+        vec_env = self.vec_env
+        for _ in range(int(rng.integers(1, max_decorrelation_steps + 1))):
+            action = _stack([space.sample() for _ in self.envs])
+            out = vec_env.step(action)
+            rows = out.stepped
+            traj_infos.step(None, action, out.reward, out.done, None, out.env_info, rows)
+            ended = _ended(out.env_info, out.done, rows)
+            if ended.any():
+                traj_infos.reset_rows(ended)
+            observations[:] = out.observation
+
+    def _reset_rows(self, mask: np.ndarray, observation: Any) -> None:
+        fresh = self.vec_env.reset_envs(mask)
+        observation[mask] = _take(fresh, mask)
+
+    def _restart_env(self, b: int, observation: Any) -> Any:
+        if getattr(self, "need_env_reset", None) is None:
+            return observation  # the vector env reset it already (or does on its next call)
+        return super()._restart_env(b, observation)
+
+    def step_envs(  # type: ignore[override]
+        self,
+        action: np.ndarray,
+        observation: Any,
+        reward: np.ndarray,
+        done: np.ndarray,
+        agent_info: Any,
+        traj_infos: TrajInfoBatch,
+        completed: list,
+    ) -> Any:
+        """Step the vector env once; record the rows; hand in ended trajectories.
+
+        Returns:
+            The env_info record of ``[B_local]`` arrays, for ``write_env_infos``.
+        """
+        waiting = getattr(self, "need_reset", None)
+        if waiting is not None and waiting.any():
+            action[waiting] = self._null_action  # also the next prev_action
+        else:
+            waiting = None
+        before = None if traj_infos.vectorized else _copy(observation)
+        out = self.vec_env.step(action, observation=observation, reward=reward, done=done)
+        rows = self._counting_rows(out.stepped, waiting, action, done)
+        if waiting is not None:
+            reward[waiting] = 0
+            done[waiting] = True
+            observation[waiting] = _take(self._frozen, waiting)
+        env_info = out.env_info
+        if rows is not None and getattr(self, "active", None) is None and not rows.all():
+            env_info = _zero_rows(env_info, ~rows)  # waiting rows, as per-env collectors
+        traj_infos.step(before, action, reward, done, agent_info, env_info, rows)
+        ended = _ended(env_info, done, rows)
+        if ended.any():
+            final = out.final_observation
+            for b in np.flatnonzero(ended).tolist():
+                self._end_trajectory(b, _row(final, b), cast(Any, traj_infos), completed)
+        finished = done if rows is None else done & rows
+        if finished.any():
+            self._envs_done(finished, observation)
+        return env_info
+
+    def _counting_rows(
+        self,
+        stepped: np.ndarray | None,
+        waiting: np.ndarray | None,
+        action: np.ndarray,
+        done: np.ndarray,
+    ) -> np.ndarray | None:
+        """The rows that are real steps of live trajectories (None: all of them).
+
+        In training, rows a next-step-reset backend spent resetting are made waiting rows
+        (null action, ``done``; the agent's state of the env is reset again: it stepped on the
+        last observation).
+        """
+        rows = None if waiting is None else ~waiting
+        active = getattr(self, "active", None)  # evaluation collectors
+        if stepped is not None:
+            resetting = ~stepped
+            if active is None:
+                action[resetting] = self._null_action
+                done[resetting] = True
+                if self.agent is not None:
+                    for b in np.flatnonzero(resetting).tolist():
+                        self.agent.reset_one(idx=b)
+            rows = stepped if rows is None else rows & stepped
+        if active is not None:
+            rows = active.copy() if rows is None else rows & active
+        return rows
+
+    def _envs_done(self, finished: np.ndarray, observation: Any) -> None:
+        """The done hook per finished env; wait-reset collectors freeze their observations."""
+        for b in np.flatnonzero(finished).tolist():
+            self._env_done(b)
+        if getattr(self, "need_reset", None) is not None:  # they wait from now on
+            if self._frozen is None:
+                self._frozen = _copy(observation)
+            self._frozen[finished] = _take(observation, finished)
+
+
+def _ended(env_info: Any, done: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    """Where a trajectory ended: ``env_info.traj_done`` if present, else ``done``; in rows."""
+    fields = getattr(env_info, "_fields", ())
+    ended = np.asarray(env_info.traj_done if "traj_done" in fields else done, dtype=bool)
+    return ended if rows is None else ended & rows
+
+
+def _zero_rows(value: Any, mask: np.ndarray) -> Any:
+    """A copy of a record of ``[B]`` arrays with the rows where ``mask`` set to zero."""
+
+    def zero(array: np.ndarray) -> np.ndarray:
+        array = np.array(array)
+        array[mask] = 0
+        return array
+
+    return buffer_func(value, zero)
+
+
+def _copy(value: Any) -> Any:
+    return buffer_func(value, np.array)
+
+
+def _take(value: Any, mask: np.ndarray) -> Any:
+    return buffer_func(value, lambda array: array[mask])
+
+
+def _stack(values: list) -> Any:
+    """Per-env values (arrays, scalars or records) stacked into one ``[B, ...]`` value."""
+    first = values[0]
+    if isinstance(first, tuple) and hasattr(first, "_fields"):
+        return cast(Any, first)._make(_stack([v[i] for v in values]) for i in range(len(first)))
+    return np.stack([np.asarray(v) for v in values])

@@ -1,0 +1,138 @@
+"""Vector collectors against per-env collectors, and the vector path through every sampler.
+
+The reference vector env (``tests.unit.samplers.vector_helpers.ListVecEnv``) steps the same
+per-env CartPoles the per-env collectors step, so for a fixed seed the vector collectors must
+write the same samples and hand in the same TrajInfos, field by field, over several iterations
+across episode ends and time limits: serial, CPU and GPU samplers, reset and wait-reset
+collectors, feed-forward and recurrent agents.
+"""
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+from rlpyt.agents.pg.classic import ClassicFfAgent, ClassicLstmAgent
+from rlpyt.envs.gym import make as gym_make
+from rlpyt.samplers.parallel.cpu.collectors import CpuResetCollector, CpuWaitResetCollector
+from rlpyt.samplers.parallel.cpu.sampler import CpuSampler
+from rlpyt.samplers.parallel.gpu.collectors import GpuResetCollector, GpuWaitResetCollector
+from rlpyt.samplers.parallel.gpu.sampler import GpuSampler
+from rlpyt.samplers.serial.sampler import SerialSampler
+from rlpyt.samplers.vector import TrajInfoBatch, VecEnvSlot
+from tests.integration.test_parallel_samplers import TWO_WORKERS, assert_same_samples
+from tests.unit.samplers.vector_helpers import list_vec_make
+
+ENV = dict(id="CartPole-v1", max_episode_steps=30)  # time limits within a few batches
+
+
+def collector(SamplerCls, wait_reset):
+    if SamplerCls is GpuSampler:
+        return GpuWaitResetCollector if wait_reset else GpuResetCollector
+    return CpuWaitResetCollector if wait_reset else CpuResetCollector
+
+
+def run(SamplerCls, EnvCls, env_kwargs, wait_reset=False, recurrent=False, n_itr=4, **kw):
+    """Samples and TrajInfos of ``n_itr`` iterations (parameters scaled in between)."""
+    torch.manual_seed(0)
+    sampler = SamplerCls(
+        EnvCls=EnvCls,
+        env_kwargs=env_kwargs,
+        batch_T=16,
+        batch_B=8,
+        CollectorCls=collector(SamplerCls, wait_reset),
+        max_decorrelation_steps=0,
+        **kw,
+    )
+    agent = ClassicLstmAgent() if recurrent else ClassicFfAgent()
+    affinity = None if SamplerCls is SerialSampler else TWO_WORKERS
+    sampler.initialize(agent, affinity=affinity, seed=3, bootstrap_value=True)
+    batches, infos = [], []
+    try:
+        for itr in range(n_itr):
+            agent.sample_mode(itr)
+            samples, traj_infos = sampler.obtain_samples(itr)
+            batches.append(copy.deepcopy(samples))
+            infos.append(canonical(traj_infos))
+            with torch.no_grad():
+                for param in agent.parameters():
+                    param.mul_(1.1)
+        if sampler.eval_n_envs:
+            infos.append(canonical(sampler.evaluate_agent(n_itr)))
+    finally:
+        sampler.shutdown()
+    return batches, infos
+
+
+def canonical(traj_infos):
+    """TrajInfos as dicts, in a fixed order (parallel samplers gather them by worker)."""
+    return sorted((dict(t) for t in traj_infos), key=lambda d: sorted(d.items()))
+
+
+# The reference backend steps waiting envs (results ignored), as gymnasium's vector envs do.
+@pytest.mark.filterwarnings("ignore:.*already returned terminated:UserWarning")
+@pytest.mark.parametrize("recurrent", [False, True], ids=["ff", "rnn"])
+@pytest.mark.parametrize("wait_reset", [False, True], ids=["reset", "wait_reset"])
+def test_vector_collectors_give_the_per_env_samples(wait_reset, recurrent):
+    expected, expected_infos = run(SerialSampler, gym_make, ENV, wait_reset, recurrent)
+    assert sum(len(i) for i in expected_infos) >= 4, "too few episode ends to cover resets"
+    assert expected[-1].env.env_info.timeout.any() or any(
+        b.env.env_info.timeout.any() for b in expected
+    ), "no time limit reached: the test would not cover truncations"
+    for SamplerCls in (SerialSampler, CpuSampler, GpuSampler):
+        batches, infos = run(SamplerCls, list_vec_make, ENV, wait_reset, recurrent)
+        for e, a in zip(expected, batches, strict=True):
+            assert_same_samples(e, a, f"vector {SamplerCls.__name__}")
+        assert infos == expected_infos, SamplerCls.__name__
+
+
+@pytest.mark.parametrize("SamplerCls", [SerialSampler, CpuSampler, GpuSampler])
+def test_vector_evaluation_gives_the_per_env_trajectories(SamplerCls):
+    kw = dict(eval_n_envs=4, eval_max_steps=4 * 80, eval_max_trajectories=8)
+    # Evaluation actions come from each process's torch generator: compare like with like.
+    _, expected = run(SamplerCls, gym_make, ENV, n_itr=1, **kw)
+    _, infos = run(SamplerCls, list_vec_make, ENV, n_itr=1, **kw)
+    assert len(expected[-1]) == 8
+    assert infos == expected
+
+
+def test_next_step_reset_backend_records_one_waiting_row_per_episode():
+    env_kwargs = dict(ENV, next_step=True)
+    batches, infos = run(SerialSampler, list_vec_make, env_kwargs, n_itr=3)
+    _, per_env_infos = run(SerialSampler, gym_make, ENV, n_itr=3)
+    done = np.concatenate([b.env.done.numpy() for b in batches])
+    reward = np.concatenate([b.env.reward.numpy() for b in batches])
+    action = np.concatenate([b.agent.action.numpy() for b in batches])
+    obs = np.concatenate([b.env.observation.numpy() for b in batches])
+    ends = [(t, b) for t, b in zip(*np.nonzero(done[:-1]), strict=True) if reward[t, b] == 1]
+    assert ends, "no episode ended"
+    for t, b in ends:  # the row after an episode's last step is the backend's reset step
+        assert done[t + 1, b] and reward[t + 1, b] == 0 and action[t + 1, b] == 0
+        if t + 2 < len(obs):
+            assert np.abs(obs[t + 2, b]).max() <= 0.05  # CartPole's reset state
+    # The first batch's episodes are the per-env ones (later ones start one step later).
+    assert sorted(t["Return"] for t in infos[0]) == sorted(t["Return"] for t in per_env_infos[0])
+
+
+def test_wait_reset_needs_a_backend_that_resets_a_subset():
+    with pytest.raises(NotImplementedError, match="cannot reset a subset"):
+        run(SerialSampler, list_vec_make, dict(ENV, subset=False), wait_reset=True, n_itr=1)
+
+
+def test_serial_sampler_builds_one_vector_env_and_resumes_exactly():
+    torch.manual_seed(0)
+    sampler = SerialSampler(list_vec_make, ENV, batch_T=16, batch_B=6, max_decorrelation_steps=5)
+    agent = ClassicFfAgent()
+    sampler.initialize(agent, seed=2)
+    assert all(isinstance(env, VecEnvSlot) for env in sampler.envs)
+    assert len({id(env.vec_env) for env in sampler.envs}) == 1
+    assert isinstance(sampler.traj_infos, TrajInfoBatch)
+    sampler.obtain_samples(0)
+    state = sampler.state_dict()
+    expected = copy.deepcopy(sampler.obtain_samples(1))
+    sampler.load_state_dict(state)
+    again = sampler.obtain_samples(1)
+    assert_same_samples(expected[0], again[0], "resumed")
+    assert [dict(t) for t in expected[1]] == [dict(t) for t in again[1]]
+    sampler.shutdown()
