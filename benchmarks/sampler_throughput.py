@@ -28,6 +28,8 @@ asks for. The master process uses one torch thread (workers use one each).
     SyncVectorEnv + one batched forward of the same model per step, and the raw vectorized env
     (``gymnasium.make_vec``, same mode) stepped with random actions. Targets for the best
     batched sampler: >= 1,000,000 env steps/s, >= 10x CpuSampler per-env, >= 0.3 of raw.
+    For information: the raw vectorized env + one batched forward of the same model per step
+    (the batched SerialSampler's work without rlpyt's buffers and bookkeeping: its ceiling).
     The batched lines are skipped, with a line saying so, where the vector-env samplers are
     not installed.
 Start-up: seconds from ``CpuSampler.initialize`` to two workers ready (16 Pong envs).
@@ -446,6 +448,9 @@ def part_d(seconds, batch_T):  # noqa: N803
             "raw vectorized env (random)": lambda: vector_rate(
                 raw_native, random_policy(2, D_ENVS), seconds, n_envs=D_ENVS
             ),
+            "raw vectorized env + forward (info)": lambda: vector_rate(
+                raw_native, forward_policy(), seconds, n_envs=D_ENVS
+            ),
         }
     )
     return impls
@@ -552,6 +557,11 @@ RATIOS = {
             "batched SerialSampler / SyncVectorEnv + forward",
             "batched SerialSampler",
             "SyncVectorEnv + forward",
+        ),
+        (
+            "batched SerialSampler / raw + forward (info)",
+            "batched SerialSampler",
+            "raw vectorized env + forward (info)",
         ),
         (
             "CpuSampler per-env / SyncVectorEnv + forward",
