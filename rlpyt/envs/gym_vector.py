@@ -21,6 +21,8 @@ step at construction, as ``GymEnvWrapper`` does) plus ``timeout``, all ``[B, ...
 
 from __future__ import annotations
 
+import copy
+import functools
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -431,19 +433,21 @@ def make_vec(
             "None (the native vectorized env where the id has one, else sync)."
         )
     env_id = resolve_env_id(id) if isinstance(id, str) else id
-    vector_kwargs = dict(vector_kwargs or {})
-    if mode in ("sync", "async") or (mode is None and not _has_vector_entry_point(env_id)):
-        vector_kwargs.setdefault("autoreset_mode", AutoresetMode.DISABLED)
-        vector_kwargs.setdefault("copy", False)
-    try:
-        env = gymnasium.make_vec(
-            env_id,
-            num_envs=int(num_envs),
-            vectorization_mode=mode,
-            vector_kwargs=vector_kwargs,
-            wrappers=wrappers,
-            **kwargs,
+    if mode is None:
+        mode = "vector_entry_point" if _has_vector_entry_point(env_id) else "sync"
+    if mode == "vector_entry_point" and (vector_kwargs or wrappers):
+        raise ValueError(
+            f"vectorization_mode='vector_entry_point' builds {env_id!r}'s own vectorized env, "
+            "which takes neither vector_kwargs nor wrappers: pass its keywords directly, or use "
+            "vectorization_mode='sync' or 'async'."
         )
+    try:
+        if mode == "vector_entry_point":
+            env = gymnasium.make_vec(
+                env_id, num_envs=int(num_envs), vectorization_mode=mode, **kwargs
+            )
+        else:
+            env = _per_env_vector(env_id, int(num_envs), mode, vector_kwargs, wrappers, kwargs)
     except gymnasium.error.UnregisteredEnv as exc:
         raise type(exc)(f"Cannot make vector env {env_id!r}: {exc}") from exc
     except (gymnasium.error.DependencyNotInstalled, ImportError) as exc:
@@ -453,6 +457,44 @@ def make_vec(
             ) from exc
         raise
     return GymVecEnvWrapper(env, force_float32=force_float32)
+
+
+def _per_env_vector(
+    env_id: Any,
+    num_envs: int,
+    mode: str,
+    vector_kwargs: dict[str, Any] | None,
+    wrappers: Sequence[Any] | None,
+    kwargs: dict[str, Any],
+) -> VectorEnv:
+    """A SyncVectorEnv/AsyncVectorEnv over ``gymnasium.make(env_id, **kwargs)`` sub-envs.
+
+    Built here rather than by ``gymnasium.make_vec`` because its sub-env factory is a closure:
+    this one is a module-level function (``functools.partial``), so a sync vector env pickles
+    whenever its sub-envs do (samplers save env state for exact resume). Autoreset is DISABLED
+    (the wrapper resets ended envs, as per-env collectors do) and ``copy`` False (the wrapper
+    copies what it keeps), unless ``vector_kwargs`` says otherwise.
+    """
+    spec = copy.deepcopy(gymnasium.spec(env_id))  # unknown ids fail here, in this process
+    factory = functools.partial(_make_sub_env, env_id, tuple(wrappers or ()), dict(kwargs))
+    vector_kwargs = {
+        "autoreset_mode": AutoresetMode.DISABLED,
+        "copy": False,
+        **(vector_kwargs or {}),
+    }
+    VectorCls = SyncVectorEnv if mode == "sync" else AsyncVectorEnv  # noqa: N806
+    env = VectorCls([factory] * num_envs, **vector_kwargs)
+    spec.kwargs = {**(spec.kwargs or {}), **kwargs}
+    env.unwrapped.spec = spec
+    return env
+
+
+def _make_sub_env(env_id: Any, wrappers: tuple, kwargs: dict[str, Any]) -> gymnasium.Env:
+    """One sub-env of a sync/async vector env: ``gymnasium.make`` and the user's wrappers."""
+    env = gymnasium.make(env_id, **kwargs)
+    for wrapper in wrappers:
+        env = wrapper(env)
+    return env
 
 
 def _has_vector_entry_point(env_id: Any) -> bool:

@@ -181,16 +181,19 @@ def test_env_info_fields_and_masks():
     assert out.observation.dtype == np.float32
     np.testing.assert_array_equal(out.env_info.steps, [1, 1])
     np.testing.assert_array_equal(out.env_info.odd, [1.5, 1.5])
-    out = vec.step(np.array([0, 1]))
-    np.testing.assert_array_equal(out.env_info.steps, [2, 2])
-    np.testing.assert_array_equal(out.env_info.odd, [0, 0])  # absent at even steps
     vec.reset_envs(np.array([True, False]))
     out = vec.step(np.array([0, 1]))
-    np.testing.assert_array_equal(out.env_info.steps, [1, 3])
-    np.testing.assert_array_equal(out.env_info.odd, [1.5, 1.5])
+    np.testing.assert_array_equal(out.env_info.steps, [1, 2])
+    np.testing.assert_array_equal(out.env_info.odd, [1.5, 0])  # masked out for env 1
+    out = vec.step(np.array([0, 1]))
+    np.testing.assert_array_equal(out.env_info.steps, [2, 3])
+    np.testing.assert_array_equal(out.env_info.odd, [0, 1.5])
     np.testing.assert_array_equal(out.done, [False, True])
     np.testing.assert_array_equal(out.observation[1], [0, 0])  # reset in the same call
     np.testing.assert_allclose(out.final_observation[1], [0.3, 0.3])
+    out = vec.step(np.array([0, 1]))
+    np.testing.assert_array_equal(out.env_info.steps, [3, 1])
+    assert vec.info_converter.record is out.env_info  # one record, rewritten in place
     vec.close()
 
 
@@ -205,11 +208,29 @@ def test_make_vec_is_picklable_maker():
         (dict(id="CartPole-v1", num_envs=0), ValueError, "num_envs >= 1"),
         (dict(id="CartPole-v1", vectorization_mode="syncc"), ValueError, "vectorization_mode"),
         (dict(id="NoSuchEnv-v0"), gymnasium.error.Error, "NoSuchEnv-v0"),
+        (dict(id="CartPole-v1", wrappers=[list]), ValueError, "neither vector_kwargs nor wrappers"),
     ],
 )
 def test_make_vec_errors(kwargs, error, match):
     with pytest.raises(error, match=match):
         make_vec(**kwargs)
+
+
+@pytest.mark.parametrize("mode", ["sync", "vector_entry_point"])
+def test_pickled_env_continues_identically(mode):
+    vec = make_vec("CartPole-v1", num_envs=2, vectorization_mode=mode, max_episode_steps=6)
+    vec.seed(SEED)
+    vec.reset()
+    rng = np.random.default_rng(4)
+    for _ in range(4):
+        vec.step(_actions(rng, 2))
+    copy = pickle.loads(pickle.dumps(vec))  # mid-episode: what a resume restores
+    for _ in range(10):  # across episode ends (and their resets' RNG draws)
+        action = _actions(rng, 2)
+        a, b = vec.step(action), copy.step(action)
+        np.testing.assert_array_equal(a.observation, b.observation)
+        np.testing.assert_array_equal(a.done, b.done)
+        np.testing.assert_array_equal(a.reward, b.reward)
 
 
 def test_step_before_reset_is_an_error():
