@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
+from gymnasium.envs.registration import load_env_creator
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, VectorEnv
 
 from rlpyt.envs.gym import _is_mujoco_failure, resolve_env_id
@@ -504,4 +506,37 @@ def _has_vector_entry_point(env_id: Any) -> bool:
         return False  # unknown id: make_vec raises with gymnasium's message
 
 
-__all__ = ["GymVecEnvWrapper", "VecInfoConverter", "make_vec"]
+def registered_vec_env_creator(
+    env_kwargs: Mapping[str, Any],
+) -> tuple[Callable[..., Any], set[str], dict[str, Any]] | None:
+    """``(env constructor, make_vec's own keywords, registered kwargs)`` for :func:`make_vec`.
+
+    The counterpart of ``rlpyt.envs.gym.registered_env_creator`` for ``EnvCls=make_vec``:
+    the class ``make_vec(**env_kwargs)`` would build per env (sync/async) or as a whole
+    (``vector_entry_point``), without building it, so samplers can check ``env_kwargs``
+    against it. None for unknown ids and envs that cannot be imported.
+    """
+    env_id = env_kwargs.get("id")
+    if not isinstance(env_id, str):
+        return None
+    mode = getattr(env_kwargs.get("vectorization_mode"), "value", None) or env_kwargs.get(
+        "vectorization_mode"
+    )
+    try:
+        with warnings.catch_warnings():  # a retired id's warning comes when the env is made
+            warnings.simplefilter("ignore")
+            spec = gymnasium.spec(resolve_env_id(env_id))
+        native = mode == "vector_entry_point" or (mode is None and spec.vector_entry_point)
+        entry_point = spec.vector_entry_point if native else spec.entry_point
+        creator = load_env_creator(entry_point) if isinstance(entry_point, str) else entry_point
+    except Exception:  # noqa: BLE001 (unknown id, missing dependency: make_vec reports it)
+        return None
+    if not callable(creator):
+        return None
+    make_keywords = set(inspect.signature(make_vec).parameters) - {"kwargs"}
+    if not native:  # gymnasium.make's own keywords (max_episode_steps, ...) for each sub-env
+        make_keywords |= set(inspect.signature(gymnasium.make).parameters) - {"kwargs"}
+    return creator, make_keywords, dict(spec.kwargs or {})
+
+
+__all__ = ["GymVecEnvWrapper", "VecInfoConverter", "make_vec", "registered_vec_env_creator"]

@@ -8,7 +8,7 @@ import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from rlpyt.envs.gym import make
-from rlpyt.envs.gym_vector import GymVecEnvWrapper, make_vec
+from rlpyt.envs.gym_vector import GymVecEnvWrapper, make_vec, registered_vec_env_creator
 from rlpyt.envs.vector import is_vector_env_maker
 
 SEED = 11
@@ -231,6 +231,18 @@ def test_pickled_env_continues_identically(mode):
         np.testing.assert_array_equal(a.observation, b.observation)
         np.testing.assert_array_equal(a.done, b.done)
         np.testing.assert_array_equal(a.reward, b.reward)
+
+
+def test_registered_vec_env_creator_names_the_constructor():
+    native, keywords, _ = registered_vec_env_creator(dict(id="CartPole-v1"))
+    assert native is gymnasium.envs.classic_control.cartpole.CartPoleVectorEnv
+    assert "max_episode_steps" not in keywords  # the native env's own keyword: checked there
+    per_env, keywords, _ = registered_vec_env_creator(
+        dict(id="CartPole-v1", vectorization_mode="sync")
+    )
+    assert per_env is gymnasium.envs.classic_control.cartpole.CartPoleEnv
+    assert {"max_episode_steps", "num_envs", "vector_kwargs"} <= keywords
+    assert registered_vec_env_creator(dict(id="NoSuchEnv-v0")) is None
 
 
 def test_step_before_reset_is_an_error():
