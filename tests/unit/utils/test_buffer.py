@@ -85,6 +85,14 @@ def test_torchify_shares_memory_and_numpify_returns_it(share_memory):
     assert torchify_buffer(tensors).point.x is tensors.point.x
 
 
+def test_numpify_detaches_tensors_that_require_grad():
+    weight = torch.ones(3, requires_grad=True)
+    out = numpify_buffer((weight * 2, torch.arange(3)))
+    assert isinstance(out[0], np.ndarray) and out[0].tolist() == [2.0, 2.0, 2.0]
+    assert out[1].tolist() == [0, 1, 2]
+    assert numpify_buffer((weight,))[0].tolist() == [1.0, 1.0, 1.0]  # a leaf needing grad too
+
+
 def test_buffer_to_method_and_func_preserve_structure_and_none():
     tensors = torchify_buffer(buffer_from_example(example_step(), (2,), fill=1))
     moved = buffer_to(tensors, "cpu")
