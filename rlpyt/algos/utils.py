@@ -21,7 +21,7 @@ from step ``t + 1`` (which belongs to the next episode).
 
 from __future__ import annotations
 
-from typing import Any, overload
+from typing import Any, cast, overload
 
 import numpy as np
 import torch
@@ -128,11 +128,25 @@ def generalized_advantage_estimation(
 
 
 def _timeout_bootstrapped_reward(
-    reward: Array, done: Array, discount: float, timeout: Array, value: Array
+    reward: Array,
+    done: Array,
+    discount: float,
+    timeout: Array,
+    value: Array,
+    timeout_value: Array | None = None,
 ) -> Array:
-    """``r[t] + discount * V(s_t)`` where ``timeout[t]``, else ``r[t]`` (see the ``_tl`` docs)."""
+    """``r[t] + discount * V`` where ``timeout[t]``, else ``r[t]`` (see the ``_tl`` docs).
+
+    ``V`` is ``timeout_value[t]`` where given and not NaN, else ``value[t]``.
+    """
     timeout_bool = _like(timeout, reward) != 0
     _check_timeout(timeout_bool, _like(done, reward) != 0)
+    if timeout_value is not None:
+        if isinstance(timeout_value, torch.Tensor):
+            known = cast(torch.Tensor, value)
+            value = torch.where(torch.isnan(timeout_value), known, timeout_value)
+        else:
+            value = np.where(np.isnan(timeout_value), value, timeout_value)
     return reward + discount * _like(timeout_bool, reward) * value
 
 
@@ -144,6 +158,7 @@ def discount_return_tl(
     timeout: Array,
     value: Array,
     return_dest: Array | None = None,
+    timeout_value: Array | None = None,
 ) -> Array:
     """Like :func:`discount_return`, but a time-limit truncation is bootstrapped, not terminal.
 
@@ -165,11 +180,14 @@ def discount_return_tl(
             step; must imply ``done`` (``ValueError`` otherwise).
         value: ``[T, B]`` value estimates ``V(s_t)`` recorded before each step.
         return_dest: optional ``[T, B]`` output written in place.
+        timeout_value: optional ``[T, B]``, the value of the truncated state ``s_{t+1}`` (the
+            final observation) where the sampler knew it, NaN elsewhere: used instead of
+            ``value[t]`` at those timeouts.
 
     Returns:
         ``[T, B]`` returns in the reward's dtype.
     """
-    reward = _timeout_bootstrapped_reward(reward, done, discount, timeout, value)
+    reward = _timeout_bootstrapped_reward(reward, done, discount, timeout, value, timeout_value)
     return discount_return(reward, done, bootstrap_value, discount, return_dest)
 
 
@@ -183,6 +201,7 @@ def generalized_advantage_estimation_tl(
     timeout: Array,
     advantage_dest: Array | None = None,
     return_dest: Array | None = None,
+    timeout_value: Array | None = None,
 ) -> tuple[Array, Array]:
     """Like :func:`generalized_advantage_estimation`, bootstrapping time-limit truncations.
 
@@ -201,11 +220,12 @@ def generalized_advantage_estimation_tl(
         timeout: ``[T, B]`` bool or float; must imply ``done`` (``ValueError`` otherwise).
         advantage_dest: optional ``[T, B]`` output for the advantage, written in place.
         return_dest: optional ``[T, B]`` output for the return, written in place.
+        timeout_value: optional ``[T, B]``, as in :func:`discount_return_tl`.
 
     Returns:
         ``(advantage, return_)``, each ``[T, B]`` in the reward's dtype.
     """
-    reward = _timeout_bootstrapped_reward(reward, done, discount, timeout, value)
+    reward = _timeout_bootstrapped_reward(reward, done, discount, timeout, value, timeout_value)
     return generalized_advantage_estimation(
         reward, value, done, bootstrap_value, discount, gae_lambda, advantage_dest, return_dest
     )

@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rlpyt.envs import gym as rlpyt_gym
+from rlpyt.envs.gym_vector import make_vec, registered_vec_env_creator
+from rlpyt.envs.vector import is_vector_env_maker
 from rlpyt.samplers.collections import BatchSpec, Samples, TrajInfo
 from rlpyt.utils.checks import check_kwargs, check_number
 
@@ -195,6 +197,9 @@ def check_env_kwargs(
 ) -> None:
     """:func:`check_kwargs` of ``env_kwargs`` against ``EnvCls``, seeing through ``gym.make``.
 
+    The same for ``rlpyt.envs.gym_vector.make_vec`` (its per-env or native vector class);
+    vector-env makers get ``num_envs`` from the sampler, so ``env_kwargs`` must not hold it.
+
     For ``rlpyt.envs.gym.make`` (or ``gymnasium.make``) with an ``id``, the keywords that
     ``make`` does not take itself go to the registered env's constructor, so they are checked
     against that (with the registration's own keywords). Unregistered ids and envs that cannot
@@ -203,7 +208,14 @@ def check_env_kwargs(
     Raises:
         TypeError: naming the keyword that does not fit.
     """
+    if is_vector_env_maker(EnvCls) and "num_envs" in env_kwargs:
+        raise TypeError(
+            f"{owner}: {name} has 'num_envs', which a vector-env EnvCls gets from the sampler "
+            "(batch_B, split over the workers; eval_n_envs for evaluation): remove it."
+        )
     gym_target = rlpyt_gym.registered_env_creator(EnvCls, env_kwargs)
+    if gym_target is None and EnvCls is make_vec:
+        gym_target = registered_vec_env_creator(env_kwargs)
     if gym_target is None:
         check_kwargs(owner, name, EnvCls, env_kwargs)
         return

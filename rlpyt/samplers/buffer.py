@@ -15,6 +15,7 @@ from rlpyt.agents.base import AgentInputs
 from rlpyt.samplers.collections import (
     AgentSamples,
     AgentSamplesBsv,
+    AgentSamplesBsvTv,
     BatchSpec,
     EnvSamples,
     Samples,
@@ -92,7 +93,12 @@ def build_samples_buffer(
     action = all_action[1:]
     prev_action = all_action[:-1]
     agent_info = buffer_from_example(examples.agent_info, (T, B), agent_shared)
-    if bootstrap_value:
+    if bootstrap_value and "timeout" in getattr(examples.env_info, "_fields", ()):
+        value = buffer_from_example(examples.agent_info.value, (1, B), agent_shared)
+        timeout_value = buffer_from_example(examples.agent_info.value, (T, B), agent_shared)
+        timeout_value[:] = np.nan  # unknown until a collector writes it
+        agent_buffer = AgentSamplesBsvTv(action, prev_action, agent_info, value, timeout_value)
+    elif bootstrap_value:
         value = buffer_from_example(examples.agent_info.value, (1, B), agent_shared)
         agent_buffer = AgentSamplesBsv(action, prev_action, agent_info, value)
     else:

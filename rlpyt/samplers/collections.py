@@ -21,6 +21,14 @@ AgentSamples = namedarraytuple("AgentSamples", ["action", "prev_action", "agent_
 AgentSamplesBsv = namedarraytuple(
     "AgentSamplesBsv", ["action", "prev_action", "agent_info", "bootstrap_value"]
 )
+# With time limits (``env_info.timeout``): ``timeout_value [T, B]`` holds V of the final
+# observation of an episode cut by a time limit at (t, b), where the collector knew it (vector
+# collectors with a feed-forward agent of their own), NaN elsewhere; policy gradients bootstrap
+# such steps from it (``rlpyt.algos.utils``, ``timeout_value``), else from ``value[t]``.
+AgentSamplesBsvTv = namedarraytuple(
+    "AgentSamplesBsvTv",
+    ["action", "prev_action", "agent_info", "bootstrap_value", "timeout_value"],
+)
 EnvSamples = namedarraytuple(
     "EnvSamples", ["observation", "reward", "prev_reward", "done", "env_info"]
 )

@@ -28,7 +28,7 @@ from rlpyt.agents.base import AgentInputs
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.envs.vector import SingleEnvView, VecEnv, is_vector_env_maker
 from rlpyt.samplers.episode import EpisodeStepper
-from rlpyt.utils.buffer import buffer_func
+from rlpyt.utils.buffer import buffer_func, torchify_buffer
 from rlpyt.utils.seed import set_envs_seeds
 
 if TYPE_CHECKING:
@@ -369,6 +369,8 @@ class VecCollectorMixin(EpisodeStepper):
         Returns:
             The env_info record of ``[B_local]`` arrays, for ``write_env_infos``.
         """
+        if getattr(self, "active", None) is None and self._t % self.batch_T == 0:  # type: ignore[attr-defined]
+            self._clear_timeout_values()
         waiting = getattr(self, "need_reset", None)
         if waiting is not None and waiting.any():
             action[waiting] = self._null_action  # also the next prev_action
@@ -390,10 +392,46 @@ class VecCollectorMixin(EpisodeStepper):
             final = out.final_observation
             for b in np.flatnonzero(ended).tolist():
                 self._end_trajectory(b, _row(final, b), cast(Any, traj_infos), completed)
+            if "timeout" in env_info._fields:
+                self._record_timeout_values(ended & env_info.timeout, final, action, reward)
+        if getattr(self, "active", None) is None:
+            self._t += 1
         finished = done if rows is None else done & rows
         if finished.any():
             self._envs_done(finished, observation)
         return env_info
+
+    _t = 0  # time steps of training batches so far (the row is _t % batch_T)
+
+    def _clear_timeout_values(self) -> None:
+        """A new training batch: this collector's ``timeout_value`` rows are unknown (NaN)."""
+        buffer = getattr(getattr(self, "samples_np", None), "agent", None)
+        timeout_value = getattr(buffer, "timeout_value", None)
+        if timeout_value is not None:
+            timeout_value[:] = np.nan
+
+    def _record_timeout_values(
+        self, timeouts: np.ndarray, final: Any, action: np.ndarray, reward: np.ndarray
+    ) -> None:
+        """``samples.agent.timeout_value[t, b]`` = V(final observation) where a time limit cut.
+
+        Only where the buffer has the field (policy gradients), in training, with an agent of
+        the collector's own that is not recurrent (its value needs no recurrent state); other
+        rows stay NaN, and the algorithm falls back to ``value[t]`` there.
+        """
+        if getattr(self, "active", None) is not None or not timeouts.any():
+            return
+        buffer = getattr(getattr(self, "samples_np", None), "agent", None)
+        timeout_value = getattr(buffer, "timeout_value", None)
+        agent = self.agent
+        if timeout_value is None or agent is None or getattr(agent, "recurrent", False):
+            return
+        t = self._t % self.batch_T  # type: ignore[attr-defined]
+        inputs = torchify_buffer(
+            AgentInputs(_take(final, timeouts), action[timeouts], reward[timeouts])
+        )
+        value = cast(Any, agent).value(*inputs)
+        timeout_value[t, timeouts] = value.numpy()
 
     def _counting_rows(
         self,

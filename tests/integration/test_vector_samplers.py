@@ -14,7 +14,9 @@ import pytest
 import torch
 
 from rlpyt.agents.pg.classic import ClassicFfAgent, ClassicLstmAgent
+from rlpyt.algos.pg.a2c import A2C
 from rlpyt.envs.gym import make as gym_make
+from rlpyt.envs.gym_vector import make_vec
 from rlpyt.samplers.parallel.cpu.collectors import CpuResetCollector, CpuWaitResetCollector
 from rlpyt.samplers.parallel.cpu.sampler import CpuSampler
 from rlpyt.samplers.parallel.gpu.collectors import GpuResetCollector, GpuWaitResetCollector
@@ -22,7 +24,7 @@ from rlpyt.samplers.parallel.gpu.sampler import GpuSampler
 from rlpyt.samplers.serial.sampler import SerialSampler
 from rlpyt.samplers.vector import TrajInfoBatch, VecEnvSlot
 from tests.integration.test_parallel_samplers import TWO_WORKERS, assert_same_samples
-from tests.unit.samplers.vector_helpers import list_vec_make
+from tests.unit.samplers.vector_helpers import count_vec_make, list_vec_make
 
 ENV = dict(id="CartPole-v1", max_episode_steps=30)  # time limits within a few batches
 
@@ -65,6 +67,15 @@ def run(SamplerCls, EnvCls, env_kwargs, wait_reset=False, recurrent=False, n_itr
     return batches, infos
 
 
+def same_but_timeout_value(expected, actual, path):
+    assert torch.isnan(expected.agent.timeout_value).all()
+    assert_same_samples(expected.env, actual.env, path + ".env")
+    for field in ("action", "prev_action", "agent_info", "bootstrap_value"):
+        assert_same_samples(
+            getattr(expected.agent, field), getattr(actual.agent, field), f"{path}.{field}"
+        )
+
+
 def canonical(traj_infos):
     """TrajInfos as dicts, in a fixed order (parallel samplers gather them by worker)."""
     return sorted((dict(t) for t in traj_infos), key=lambda d: sorted(d.items()))
@@ -83,7 +94,9 @@ def test_vector_collectors_give_the_per_env_samples(wait_reset, recurrent):
     for SamplerCls in (SerialSampler, CpuSampler, GpuSampler):
         batches, infos = run(SamplerCls, list_vec_make, ENV, wait_reset, recurrent)
         for e, a in zip(expected, batches, strict=True):
-            assert_same_samples(e, a, f"vector {SamplerCls.__name__}")
+            # timeout_value: NaN from per-env collectors, V(final observation) from vector ones
+            # (checked by test_timeout_value_is_the_value_of_the_final_observation).
+            same_but_timeout_value(e, a, f"vector {SamplerCls.__name__}")
         assert infos == expected_infos, SamplerCls.__name__
 
 
@@ -136,3 +149,47 @@ def test_serial_sampler_builds_one_vector_env_and_resumes_exactly():
     assert_same_samples(expected[0], again[0], "resumed")
     assert [dict(t) for t in expected[1]] == [dict(t) for t in again[1]]
     sampler.shutdown()
+
+
+def test_timeout_value_is_the_value_of_the_final_observation():
+    horizon, discount = 5, 0.9
+    sampler = SerialSampler(count_vec_make, dict(horizon=horizon), batch_T=8, batch_B=3)
+    agent = ClassicFfAgent()
+    examples = sampler.initialize(agent, seed=0, bootstrap_value=True)
+    samples, _ = sampler.obtain_samples(0)
+    timeout = samples.env.env_info.timeout
+    assert timeout.any()
+    tv = samples.agent.timeout_value
+    assert torch.isnan(tv[~timeout]).all() and not torch.isnan(tv[timeout]).any()
+    for t, b in zip(*np.nonzero(timeout.numpy()), strict=True):
+        final = torch.full((1, 4), float(horizon))  # CountEnv's last observation
+        action = samples.agent.action[t, b].reshape(1)
+        reward = samples.env.reward[t, b].reshape(1)
+        expected = agent.value(final, action, reward)
+        assert torch.allclose(tv[t, b], expected[0]), (t, b)
+        assert not torch.allclose(tv[t, b], samples.agent.agent_info.value[t, b])
+    algo = A2C(discount=discount)
+    algo.initialize(agent, 1, sampler.batch_spec, mid_batch_reset=True, examples=examples)
+    return_, _, _ = algo.process_returns(samples)
+    t, b = (int(i[0]) for i in np.nonzero(timeout.numpy()))
+    assert torch.allclose(return_[t, b], 1 + discount * tv[t, b])
+    sampler.shutdown()
+
+
+def test_sampler_checks_vector_env_kwargs():
+    with pytest.raises(TypeError, match="'sutton_barto', which CartPoleVectorEnv"):
+        SerialSampler(make_vec, dict(id="CartPole-v1", sutton_barto=True), batch_T=4, batch_B=2)
+    with pytest.raises(TypeError, match="'num_envs', which a vector-env EnvCls gets"):
+        SerialSampler(make_vec, dict(id="CartPole-v1", num_envs=4), batch_T=4, batch_B=2)
+
+
+@pytest.mark.filterwarnings("ignore:.*already returned terminated:UserWarning")
+@pytest.mark.parametrize("wait_reset", [False, True], ids=["reset", "wait_reset"])
+def test_gymnasium_sync_vector_env_gives_the_per_env_samples(wait_reset):
+    expected, expected_infos = run(SerialSampler, gym_make, ENV, wait_reset, n_itr=3)
+    sync = dict(ENV, vectorization_mode="sync")
+    for SamplerCls in (SerialSampler, CpuSampler):
+        batches, infos = run(SamplerCls, make_vec, sync, wait_reset, n_itr=3)
+        for e, a in zip(expected, batches, strict=True):
+            same_but_timeout_value(e, a, f"make_vec sync {SamplerCls.__name__}")
+        assert infos == expected_infos

@@ -225,7 +225,9 @@ class PolicyGradientAlgo(RlAlgorithm):
 
         Plain discounted returns when ``gae_lambda == 1``, else GAE; ``done`` cuts the
         recursion; a step cut by a time limit (``env_info.timeout``) bootstraps from the value
-        instead of counting as terminal. ``valid`` masks steps after the first ``done`` of a
+        of the truncated state (``samples.agent.timeout_value``, where the sampler knew the
+        final observation: vector collectors), else from ``value[t]``, instead of counting as
+        terminal. ``valid`` masks steps after the first ``done`` of a
         column when envs were not reset mid-batch, or for recurrent agents.
 
         Returns:
@@ -235,9 +237,10 @@ class PolicyGradientAlgo(RlAlgorithm):
         value = samples.agent.agent_info.value
         bootstrap_value = samples.agent.bootstrap_value
         timeout = getattr(samples.env.env_info, "timeout", None)
+        timeout_value = getattr(samples.agent, "timeout_value", None)
         if timeout is not None and not bool(timeout.any()):
-            timeout = None
-        arrays = _cpu_numpy(reward, done, value, bootstrap_value, timeout)
+            timeout = timeout_value = None
+        arrays = _cpu_numpy(reward, done, value, bootstrap_value, timeout, timeout_value)
         if arrays is not None:
             # The recursions run once per time step on [B] rows: numpy's per-op cost on such
             # small rows is a fraction of torch's. Same maths, results shared back as tensors.
@@ -245,7 +248,7 @@ class PolicyGradientAlgo(RlAlgorithm):
             return_, advantage = torch.from_numpy(return_), torch.from_numpy(advantage)
         else:
             return_, advantage = self._returns_advantages(
-                reward, done, value, bootstrap_value, timeout
+                reward, done, value, bootstrap_value, timeout, timeout_value
             )
         valid = None
         if not self.mid_batch_reset or self.agent.recurrent:
@@ -261,16 +264,30 @@ class PolicyGradientAlgo(RlAlgorithm):
         value: Array,
         bootstrap_value: Array,
         timeout: Array | None,
+        timeout_value: Array | None = None,
     ) -> tuple[Any, Any]:
         """``(return_, advantage)`` from numpy arrays or tensors (all of one kind)."""
         if timeout is not None:
             if self.gae_lambda == 1:
                 return_ = discount_return_tl(
-                    reward, done, bootstrap_value, self.discount, timeout, value
+                    reward,
+                    done,
+                    bootstrap_value,
+                    self.discount,
+                    timeout,
+                    value,
+                    timeout_value=timeout_value,
                 )
                 return return_, return_ - value
             advantage, return_ = generalized_advantage_estimation_tl(
-                reward, value, done, bootstrap_value, self.discount, self.gae_lambda, timeout
+                reward,
+                value,
+                done,
+                bootstrap_value,
+                self.discount,
+                self.gae_lambda,
+                timeout,
+                timeout_value=timeout_value,
             )
             return return_, advantage
         if self.gae_lambda == 1:

@@ -6,10 +6,15 @@ collectors on the very same envs. ``next_step=True`` imitates a NEXT_STEP autore
 ``subset=False`` one that cannot reset a subset. Importable by name for spawn workers.
 """
 
+from collections import namedtuple
+
 import numpy as np
 
+from rlpyt.envs.base import Env, EnvStep
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.envs.vector import VecEnv, VecEnvStep, vector_env_maker
+from rlpyt.spaces.float_box import FloatBox
+from rlpyt.spaces.int_box import IntBox
 from rlpyt.utils.buffer import buffer_func
 
 
@@ -98,3 +103,33 @@ def _into(out, value):
 def list_vec_make(num_envs=1, next_step=False, subset=True, **env_kwargs):
     """``num_envs`` ``rlpyt.envs.gym.make(**env_kwargs)`` envs as one ListVecEnv."""
     return ListVecEnv([gym_make(**env_kwargs) for _ in range(num_envs)], next_step, subset)
+
+
+class CountEnv(Env):
+    """Observation ``[t] * 4`` (float32), reward 1; only a time limit ends an episode."""
+
+    def __init__(self, horizon=5):
+        self._action_space = IntBox(0, 2)
+        self._observation_space = FloatBox(-1e3, 1e3, shape=(4,))
+        self._horizon = horizon
+        self._t = 0
+
+    def reset(self):
+        self._t = 0
+        return np.full(4, self._t, dtype=np.float32)
+
+    def step(self, action):
+        self._t += 1
+        timeout = self._t >= self._horizon
+        return EnvStep(
+            np.full(4, self._t, dtype=np.float32), np.float32(1), timeout, CountInfo(timeout)
+        )
+
+
+CountInfo = namedtuple("CountInfo", ["timeout"])
+
+
+@vector_env_maker
+def count_vec_make(num_envs=1, horizon=5):
+    """``num_envs`` CountEnvs as one ListVecEnv."""
+    return ListVecEnv([CountEnv(horizon) for _ in range(num_envs)])
