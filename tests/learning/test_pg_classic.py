@@ -7,6 +7,7 @@ from rlpyt.agents.pg.classic import ClassicFfAgent
 from rlpyt.algos.pg.a2c import A2C
 from rlpyt.algos.pg.ppo import PPO
 from rlpyt.envs.gym import make as gym_make
+from rlpyt.envs.gym_vector import make_vec
 from rlpyt.runners.minibatch_rl import MinibatchRl
 from rlpyt.samplers.serial.sampler import SerialSampler
 from tests.learning.conftest import column, train_and_read
@@ -68,6 +69,41 @@ def test_a2c_cartpole_reaches_475(tmp_path):
         sampler=cartpole_sampler(5),
         n_steps=300_000,
         log_interval_steps=10_000,
+        seed=1,
+    )
+    rows = train_and_read(runner, tmp_path)
+    returns = column(rows, "ReturnAverage")
+    assert max(returns) >= 475, returns
+
+
+def test_ppo_cartpole_reaches_475_on_the_native_vectorized_backend(tmp_path):
+    # The same PPO as above on gymnasium's numpy CartPoleVectorEnv (one vector env, 16 envs;
+    # an env that ends waits one step while the backend resets it).
+    algo = PPO(
+        discount=0.98,
+        gae_lambda=0.8,
+        learning_rate=1e-3,
+        value_loss_coeff=0.5,
+        entropy_loss_coeff=0.0,
+        clip_grad_norm=0.5,
+        minibatches=2,
+        epochs=20,
+        ratio_clip=0.2,
+        normalize_advantage=True,
+    )
+    sampler = SerialSampler(
+        EnvCls=make_vec,
+        env_kwargs=dict(id="CartPole-v1", vectorization_mode="vector_entry_point"),
+        batch_T=32,
+        batch_B=16,
+        max_decorrelation_steps=0,
+    )
+    runner = MinibatchRl(
+        algo=algo,
+        agent=ClassicFfAgent(),
+        sampler=sampler,
+        n_steps=110_000,
+        log_interval_steps=5_120,
         seed=1,
     )
     rows = train_and_read(runner, tmp_path)
