@@ -68,6 +68,9 @@ class TrajInfoBatch:
             self.objects = [TrajInfoCls() for _ in range(self.n)]
             return
         self.discount = float(probe["_discount"])
+        self._cls = cls
+        self._template = dict(probe)
+        self._terminates = cls.terminate is not TrajInfo.terminate
         self._fresh = {k: v for k, v in probe.items() if k != "_discount"}
         for key, value in self._fresh.items():
             dtype = (
@@ -140,6 +143,33 @@ class TrajInfoBatch:
             return
         for key, array in self.sums.items():
             array[b] = traj_info[key]
+
+    def finish(self, rows: list[int], final_observation: Any) -> list[TrajInfo]:
+        """Hand in the trajectories of envs ``rows`` (in order) and start them afresh.
+
+        The same as ``batch[b].terminate(final_observation[b])`` then
+        ``batch[b] = TrajInfoCls()`` for each row, with fewer Python calls per row.
+        """
+        if not self.vectorized:
+            done = []
+            for b in rows:
+                done.append(self.objects[b].terminate(_row(final_observation, b)))
+                self.objects[b] = self.TrajInfoCls()
+            return done
+        values = {key: array[rows].tolist() for key, array in self.sums.items()}
+        cls, template = self._cls, self._template
+        done = []
+        for j, b in enumerate(rows):
+            traj_info = cls.__new__(cls)
+            dict.update(traj_info, template)
+            for key, column in values.items():
+                traj_info[key] = column[j]
+            if self._terminates:
+                traj_info = traj_info.terminate(_row(final_observation, b))
+            done.append(traj_info)
+        for key, value in self._fresh.items():
+            self.sums[key][rows] = value
+        return done
 
     def reset_rows(self, mask: np.ndarray) -> None:
         """Start the envs where ``mask`` afresh (their trajectories are dropped)."""
@@ -389,11 +419,10 @@ class VecCollectorMixin(EpisodeStepper):
         traj_infos.step(before, action, reward, done, agent_info, env_info, rows)
         ended = _ended(env_info, done, rows)
         if ended.any():
-            final = out.final_observation
-            for b in np.flatnonzero(ended).tolist():
-                self._end_trajectory(b, _row(final, b), cast(Any, traj_infos), completed)
+            self._hand_in(ended, out.final_observation, traj_infos, completed)
             if "timeout" in env_info._fields:
-                self._record_timeout_values(ended & env_info.timeout, final, action, reward)
+                timeouts = ended & env_info.timeout
+                self._record_timeout_values(timeouts, out.final_observation, action, reward)
         if getattr(self, "active", None) is None:
             self._t += 1
         finished = done if rows is None else done & rows
@@ -402,6 +431,19 @@ class VecCollectorMixin(EpisodeStepper):
         return env_info
 
     _t = 0  # time steps of training batches so far (the row is _t % batch_T)
+
+    def _hand_in(
+        self, ended: np.ndarray, final: Any, traj_infos: TrajInfoBatch, completed: list
+    ) -> None:
+        """The trajectory-end hook per ended env (training collectors: in one batch call)."""
+        rows = np.flatnonzero(ended).tolist()
+        if type(self)._end_trajectory is EpisodeStepper._end_trajectory:
+            completed.extend(traj_infos.finish(rows, final))
+            for b in rows:
+                self._restart_env(b, None)
+            return
+        for b in rows:
+            self._end_trajectory(b, _row(final, b), cast(Any, traj_infos), completed)
 
     def _clear_timeout_values(self) -> None:
         """A new training batch: this collector's ``timeout_value`` rows are unknown (NaN)."""
