@@ -13,16 +13,29 @@ import numpy as np
 import pytest
 import torch
 
+from rlpyt.agents.dqn.classic import ClassicDqnAgent
 from rlpyt.agents.pg.classic import ClassicFfAgent, ClassicLstmAgent
+from rlpyt.algos.dqn.dqn import DQN
 from rlpyt.algos.pg.a2c import A2C
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.envs.gym_vector import make_vec
+from rlpyt.runners.async_rl import AsyncRl
+from rlpyt.runners.minibatch_rl import MinibatchRlEval
+from rlpyt.samplers.async_.collectors import (
+    DbCpuResetCollector,
+    DbCpuWaitResetCollector,
+    DbGpuResetCollector,
+)
+from rlpyt.samplers.async_.cpu_sampler import AsyncCpuSampler
+from rlpyt.samplers.async_.gpu_sampler import AsyncGpuSampler
+from rlpyt.samplers.async_.serial_sampler import AsyncSerialSampler
 from rlpyt.samplers.parallel.cpu.collectors import CpuResetCollector, CpuWaitResetCollector
 from rlpyt.samplers.parallel.cpu.sampler import CpuSampler
 from rlpyt.samplers.parallel.gpu.collectors import GpuResetCollector, GpuWaitResetCollector
 from rlpyt.samplers.parallel.gpu.sampler import GpuSampler
 from rlpyt.samplers.serial.sampler import SerialSampler
 from rlpyt.samplers.vector import TrajInfoBatch, VecEnvSlot
+from rlpyt.utils.logging import logger
 from tests.integration.test_parallel_samplers import TWO_WORKERS, assert_same_samples
 from tests.unit.samplers.vector_helpers import count_vec_make, list_vec_make
 
@@ -193,3 +206,59 @@ def test_gymnasium_sync_vector_env_gives_the_per_env_samples(wait_reset):
         for e, a in zip(expected, batches, strict=True):
             same_but_timeout_value(e, a, f"make_vec sync {SamplerCls.__name__}")
         assert infos == expected_infos
+
+
+NATIVE = dict(id="CartPole-v1", vectorization_mode="vector_entry_point")
+
+
+@pytest.mark.parametrize(
+    "SamplerCls, CollectorCls, sampler_affinity",
+    [
+        (AsyncSerialSampler, DbCpuResetCollector, {}),
+        (AsyncCpuSampler, DbCpuWaitResetCollector, TWO_WORKERS),
+        (AsyncGpuSampler, DbGpuResetCollector, TWO_WORKERS),
+    ],
+    ids=["async-serial", "async-cpu-wait", "async-gpu"],
+)
+def test_async_samplers_feed_dqn_from_a_vector_env(SamplerCls, CollectorCls, sampler_affinity):
+    env_kwargs = dict(ENV, vectorization_mode="sync") if "Wait" in CollectorCls.__name__ else NATIVE
+    sampler = SamplerCls(
+        EnvCls=make_vec,
+        env_kwargs=env_kwargs,
+        batch_T=8,
+        batch_B=4,
+        CollectorCls=CollectorCls,
+        max_decorrelation_steps=10,
+    )
+    algo = DQN(batch_size=16, min_steps_learn=64, replay_size=2_000, replay_ratio=4)
+    affinity = dict(optimizer=[dict()], sampler=sampler_affinity)
+    runner = AsyncRl(
+        algo, ClassicDqnAgent(), sampler, 640, affinity, seed=3, log_interval_steps=160
+    )
+    logger.disable()
+    try:
+        rows = list(runner.iter_train())
+    finally:
+        logger.enable()
+    assert rows[-1]["Diagnostics/CumSteps"] == 640 and rows[-1]["Diagnostics/CumUpdates"] > 0
+    assert sum(r["Diagnostics/NewCompletedTrajs"] for r in rows) > 0
+    replay = runner.algo.replay_buffer
+    observations = np.asarray(replay.samples.observation[: replay.t])
+    assert replay.t > 0 and np.abs(observations).sum() > 0
+
+
+def test_dqn_minibatch_rl_on_a_vector_env(tmp_path):
+    sampler = SerialSampler(
+        make_vec, NATIVE, batch_T=8, batch_B=16, eval_n_envs=4, eval_max_steps=400
+    )
+    algo = DQN(batch_size=32, min_steps_learn=256, replay_size=4_000)
+    runner = MinibatchRlEval(
+        algo, ClassicDqnAgent(), sampler, n_steps=2_048, seed=0, log_interval_steps=1_024
+    )
+    logger.disable()
+    try:
+        rows = list(runner.iter_train())
+    finally:
+        logger.enable()
+    assert rows[-1]["Diagnostics/CumSteps"] == 2_048 and rows[-1]["Diagnostics/TrajsInEval"] > 0
+    assert runner.algo.replay_buffer.t > 0
