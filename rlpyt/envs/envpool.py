@@ -59,6 +59,42 @@ def _import_envpool() -> Any:
     return envpool
 
 
+_OWN_KEYWORDS = ("act_null_value", "obs_null_value", "force_float32")
+_SET_BY_ADAPTER = ("num_envs", "batch_size", "env_type")
+
+
+def _check_task_kwargs(envpool: Any, task_id: str, envpool_kwargs: dict) -> None:
+    """Raise unless ``task_id`` is an envpool task and every keyword one of its config keys."""
+    if task_id not in envpool.list_all_envs():
+        raise ValueError(f"Unknown envpool task {task_id!r}; see envpool.list_all_envs().")
+    fields = set(envpool.make_spec(task_id).config._fields) - set(_SET_BY_ADAPTER)
+    unknown = sorted(set(envpool_kwargs) - fields - set(_OWN_KEYWORDS))
+    if unknown:
+        raise TypeError(
+            f"envpool task {task_id!r} has no config key(s) {unknown}; its keys: "
+            f"{sorted(fields)} (and EnvpoolVecEnv's own: {list(_OWN_KEYWORDS)})."
+        )
+
+
+def check_env_kwargs(env_kwargs: dict) -> None:
+    """Check a sampler's ``env_kwargs`` for :func:`make` before any env is built.
+
+    Does nothing when envpool is not installed (building the env then says so).
+
+    Raises:
+        TypeError: no ``task_id``, or a keyword the task does not have (named).
+        ValueError: an unknown ``task_id``.
+    """
+    if "task_id" not in env_kwargs:
+        raise TypeError("env_kwargs for rlpyt.envs.envpool.make need 'task_id' (e.g. 'Pong-v5').")
+    try:
+        envpool = _import_envpool()
+    except ImportError:
+        return
+    kwargs = {k: v for k, v in env_kwargs.items() if k != "task_id"}
+    _check_task_kwargs(envpool, env_kwargs["task_id"], kwargs)
+
+
 class EnvpoolVecEnv(VecEnv):
     """An rlpyt vector env over an envpool pool (gymnasium API); see the module docstring.
 
@@ -76,6 +112,7 @@ class EnvpoolVecEnv(VecEnv):
 
     Raises:
         ValueError: ``batch_size`` differs from ``num_envs``, or an unknown ``task_id``.
+        TypeError: a keyword that is not a config key of the task (named in the message).
         ImportError: envpool is not installed.
     """
 
@@ -100,8 +137,7 @@ class EnvpoolVecEnv(VecEnv):
                 "with the envs, call step_async(action) then step_wait()."
             )
         self._envpool = _import_envpool()
-        if task_id not in self._envpool.list_all_envs():
-            raise ValueError(f"Unknown envpool task {task_id!r}; see envpool.list_all_envs().")
+        _check_task_kwargs(self._envpool, task_id, envpool_kwargs)
         self.task_id = task_id
         self.num_envs = int(num_envs)
         self.autoreset = True

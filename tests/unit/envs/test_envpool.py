@@ -13,7 +13,7 @@ pytest.importorskip("envpool")
 
 import envpool  # noqa: E402
 
-from rlpyt.envs.envpool import EnvpoolVecEnv, make  # noqa: E402
+from rlpyt.envs.envpool import EnvpoolVecEnv, check_env_kwargs, make  # noqa: E402
 from rlpyt.envs.vector import is_vector_env_maker  # noqa: E402
 
 
@@ -47,6 +47,11 @@ def test_make_is_a_vector_env_maker_and_refuses_async_mode():
         make("CartPole-v1", num_envs=4, batch_size=2)
     with pytest.raises(ValueError, match="Unknown envpool task"):
         make("NoSuchTask-v0", num_envs=1)
+    with pytest.raises(TypeError, match="learning_rte"):
+        make("Pong-v5", num_envs=1, learning_rte=1e-3)
+    with pytest.raises(TypeError, match="learning_rte"):
+        check_env_kwargs(dict(task_id="Pong-v5", learning_rte=1e-3))
+    check_env_kwargs(dict(task_id="Pong-v5", episodic_life=False, force_float32=True))
 
 
 def test_same_step_reset_and_final_observation_match_per_env_references():
