@@ -18,7 +18,11 @@ module docstring) using envpool's subset calls ``step(action, env_id)`` and ``re
   ``traj_done`` only at game over or truncation, ``game_score`` the unclipped reward (so
   ``AtariTrajInfo`` works). A lost life is always followed by envpool's life restart within the
   same step (as ``AtariEnv`` does it inside its step), ``autoreset`` or not. The observation is
-  envpool's own preprocessing, ``[4, 84, 84]`` uint8, not ``AtariEnv``'s ``[4, 104, 80]``.
+  envpool's own preprocessing, ``[4, 84, 84]`` uint8 (the max of the skip's last two frames,
+  the whole 210 x 160 screen area-resized), not ``AtariEnv``'s ``[4, 104, 80]`` (cropped, 2x2
+  mean). Also unlike ``AtariEnv``: a new game fills the stack with its first frame (not
+  zeros), a lost life keeps the stack and plays 1..``noop_max`` no-op frames (whose score is
+  not reported), starts play 1..``noop_max`` no-ops (``AtariEnv``: 0..``max_start_noops``).
 - Other tasks: observations float32 (``force_float32``), ``env_info`` holds envpool's numeric
   per-env info entries plus ``timeout = truncated and not terminated``.
 - Seeding: envpool seeds env b of a pool built with ``seed=s`` with ``s + b`` (env b of such a
@@ -27,8 +31,9 @@ module docstring) using envpool's subset calls ``step(action, env_id)`` and ``re
   :meth:`~EnvpoolVecEnv.seed`.
 - Not picklable (envpool's C++ pool has no saved state): resume restarts the envs.
 - envpool's async mode (``batch_size < num_envs``: each call returns whichever envs finished
-  first) does not fill a lockstep ``[T, B]`` buffer and is refused; :meth:`~EnvpoolVecEnv.
-  step_async` / :meth:`~EnvpoolVecEnv.step_wait` overlap a caller's work with the envs instead.
+  first) does not fill a lockstep ``[T, B]`` buffer and is refused; instead
+  :meth:`~EnvpoolVecEnv.step_async` then :meth:`~EnvpoolVecEnv.step_wait` let a caller work
+  while the envs step.
 """
 
 from __future__ import annotations
