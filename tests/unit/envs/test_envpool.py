@@ -112,37 +112,51 @@ def test_reset_envs_resets_only_the_masked_envs():
 
 
 def test_autoreset_false_freezes_ended_envs_until_reset_envs():
-    B, seed = 2, 11
-    vec_env = make("CartPole-v1", num_envs=B, seed=seed)
+    seed = 11
+    vec_env = make("CartPole-v1", num_envs=2, seed=seed)
     vec_env.autoreset = False
-    refs = [Reference("CartPole-v1", seed + b) for b in range(B)]
+    pools = [Reference("CartPole-v1", seed + b).pool for b in range(2)]  # stepped by hand
     vec_env.reset()
-    for r in refs:
-        r.reset()
-    action = np.zeros(B, dtype=np.int64)  # always left: env ends in ~10 steps
-    for _ in range(60):
+    for pool in pools:
+        pool.reset()
+    ended = np.zeros(2, dtype=bool)
+    frozen = None
+    for t in range(40):
+        action = np.array([0, t % 2])  # env 0 always left: ends first; env 1 balances
         out = vec_env.step(action)
-        if out.done.any():
-            break
-    ended = int(np.flatnonzero(out.done)[0])
-    frozen = out.observation[ended].copy()
-    for _ in range(3):
+        for b in np.flatnonzero(~ended):  # the references step the envs that did not wait
+            obs, reward, terminated, truncated, _ = pools[b].step(action[b : b + 1])
+            np.testing.assert_array_equal(out.observation[b], obs[0])
+            assert out.reward[b] == reward[0]
+            assert out.done[b] == (terminated[0] or truncated[0])
+        if ended[0]:  # env 0 waits: last observation, zero reward, done
+            assert out.done[0] and out.reward[0] == 0
+            np.testing.assert_array_equal(out.observation[0], frozen)
+        elif out.done[0]:
+            ended[0], frozen = True, out.observation[0].copy()
+        assert not out.done[1], "env 1 was to outlive env 0 (balancing actions)"
+    assert ended[0]
+    # Had env 0 been stepped while it waited, envpool would have reset it then, and this
+    # reset would start a third episode instead of the reference's second.
+    observation = vec_env.reset_envs(np.array([True, False]))
+    np.testing.assert_array_equal(observation[0], pools[0].reset()[0][0])
+    assert not vec_env.step(np.zeros(2, dtype=np.int64)).done[0]
+
+
+def test_halfcheetah_float32_observations_info_fields_and_timeout():
+    vec_env = make("HalfCheetah-v5", num_envs=2, seed=0, max_episode_steps=3)
+    assert vec_env.observation_space.shape == (17,) and vec_env.action_space.shape == (6,)
+    assert vec_env.reset().dtype == np.float32
+    action = np.zeros((2, 6), dtype=np.float32)
+    for _ in range(2):
         out = vec_env.step(action)
-        assert out.done[ended] and out.reward[ended] == 0
-        np.testing.assert_array_equal(out.observation[ended], frozen)
-    # The env waited: reset now, it starts the episode that follows its first one (had it
-    # been stepped while frozen, envpool would have reset it then and this would differ).
-    pool = refs[ended].pool
-    while True:
-        _, _, terminated, truncated, _ = pool.step(np.zeros(1, dtype=np.int64))
-        if terminated[0] or truncated[0]:
-            break
-    expected_reset = pool.reset()[0][0]  # what envpool's next call would have started
-    mask = np.zeros(B, dtype=bool)
-    mask[ended] = True
-    observation = vec_env.reset_envs(mask)
-    np.testing.assert_array_equal(observation[ended], expected_reset)
-    assert not vec_env.step(action).done[ended]
+        assert not out.done.any()
+    assert {"x_position", "x_velocity", "timeout"} <= set(out.env_info._fields)
+    assert out.env_info.x_position.shape == (2,)
+    out = vec_env.step(action)
+    assert out.done.all() and out.env_info.timeout.all()
+    assert out.final_observation.dtype == np.float32
+    assert not np.array_equal(out.final_observation, out.observation)
 
 
 def test_seeding_env_b_runs_as_seed_plus_b():
@@ -216,3 +230,22 @@ def test_breakout_lives_done_without_traj_done_and_unclipped_game_score():
             assert life_losses[b] == 4  # Breakout's 5 lives: 4 lost lives, then game over
             return
     pytest.fail("no Breakout game ended in 1000 random steps")
+
+
+def test_lost_lives_restart_within_the_step_with_autoreset_off_too():
+    on, off = make("Breakout-v5", num_envs=2, seed=1), make("Breakout-v5", num_envs=2, seed=1)
+    off.autoreset = False
+    on.reset()
+    off.reset()
+    rng = np.random.default_rng(1)
+    life_losses = 0
+    for _ in range(1000):
+        action = rng.integers(0, 4, 2)
+        out_on, out_off = on.step(action), off.step(action)
+        np.testing.assert_array_equal(out_off.reward, out_on.reward)
+        np.testing.assert_array_equal(out_off.done, out_on.done)
+        if out_on.env_info.traj_done.any():  # game over: only autoreset resets the row
+            break
+        np.testing.assert_array_equal(out_off.observation, out_on.observation)
+        life_losses += int(out_on.done.sum())
+    assert life_losses >= 4
