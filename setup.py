@@ -22,9 +22,12 @@ EXTRAS = {
     "tune": ["optuna>=4"],  # rlpyt tune
     # rlpyt play --video: frames written with moviepy; classic-control envs render with pygame.
     "video": ["moviepy>=2", "gymnasium[classic-control]>=1.0"],
+    # Batched Atari/MuJoCo/classic envs in C++ threads (rlpyt.envs.envpool); Linux x86_64 wheels.
+    "envpool": ["envpool>=1.2.5"],
 }
-EXTRAS["all"] = sorted({req for reqs in EXTRAS.values() for req in reqs})
-# Peers measured by benchmarks/ only (not part of "all": envpool has no wheels on some platforms).
+# Not in "all": envpool has no wheels on some platforms.
+EXTRAS["all"] = sorted({req for name, reqs in EXTRAS.items() if name != "envpool" for req in reqs})
+# Peers measured by benchmarks/ only.
 EXTRAS["bench"] = ["stable-baselines3>=2.3", "envpool>=0.8"]
 
 setup(

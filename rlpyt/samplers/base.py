@@ -13,6 +13,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rlpyt.envs import gym as rlpyt_gym
+from rlpyt.envs.envpool import check_env_kwargs as check_envpool_kwargs
+from rlpyt.envs.envpool import make as envpool_make
 from rlpyt.envs.gym_vector import make_vec, registered_vec_env_creator
 from rlpyt.envs.vector import is_vector_env_maker
 from rlpyt.samplers.collections import BatchSpec, Samples, TrajInfo
@@ -213,6 +215,9 @@ def check_env_kwargs(
             f"{owner}: {name} has 'num_envs', which a vector-env EnvCls gets from the sampler "
             "(batch_B, split over the workers; eval_n_envs for evaluation): remove it."
         )
+    if EnvCls is envpool_make:
+        check_envpool_kwargs(env_kwargs)  # against the task's config keys
+        return
     gym_target = rlpyt_gym.registered_env_creator(EnvCls, env_kwargs)
     if gym_target is None and EnvCls is make_vec:
         gym_target = registered_vec_env_creator(env_kwargs)

@@ -43,6 +43,8 @@ TRAIN_SCRIPTS = {
     "classic/pg/train/cartpole_ppo_sync.py": ("classic.pg.cartpole_ppo", {"0"}),
     "classic/pg/train/cartpole_a2c.py": ("classic.pg.cartpole_a2c", {"0"}),
     "classic/pg/train/pendulum_ppo.py": ("classic.pg.pendulum_ppo", {"0"}),
+    "classic/pg/train/cartpole_ppo_vec.py": ("classic.pg.cartpole_ppo_vec", {"0"}),
+    "atari/pg/train/atari_ff_ppo_envpool.py": ("atari.pg.atari_ff_ppo_envpool", {"0"}),
 }
 CASES = [
     (script, key) for script, (_, keys) in sorted(TRAIN_SCRIPTS.items()) for key in sorted(keys)
@@ -53,6 +55,7 @@ HOPPER_SPACES = EnvSpaces(
     action=FloatBox(low=-1.0, high=1.0, shape=(3,)),
 )
 HAVE_MUJOCO = importlib.util.find_spec("mujoco") is not None
+HAVE_ENVPOOL = importlib.util.find_spec("envpool") is not None
 
 
 def load_script(relative_path):
@@ -73,6 +76,8 @@ def configs_of(script):
 def env_spaces(script, runner):
     if script.startswith("mujoco/") and not HAVE_MUJOCO:
         return HOPPER_SPACES
+    if "envpool" in script and not HAVE_ENVPOOL:
+        pytest.skip("the envpool extra is not installed")
     env = runner.sampler.EnvCls(**runner.sampler.env_kwargs)
     try:
         return env.spaces
@@ -116,7 +121,9 @@ def test_misspelt_config_key_fails_at_construction(script, section):
     config = {name: dict(values) for name, values in config.items()}
     config[section]["learning_rte"] = 1e-3
     module = load_script(script)
-    env_resolvable = not script.startswith("mujoco/") or HAVE_MUJOCO
+    env_resolvable = (not script.startswith("mujoco/") or HAVE_MUJOCO) and (
+        "envpool" not in script or HAVE_ENVPOOL
+    )
     # env_kwargs are checked against the env's constructor when the sampler is built (issue 11);
     # a MuJoCo env that cannot be imported is left to gym.make, which names the extra.
     if section in ("agent", "algo", "runner", "sampler") or (section == "env" and env_resolvable):
