@@ -216,7 +216,7 @@ def check_env_kwargs(
             "(batch_B, split over the workers; eval_n_envs for evaluation): remove it."
         )
     if EnvCls is envpool_make:
-        check_envpool_kwargs(env_kwargs)  # against the task's config keys
+        check_envpool_kwargs(dict(env_kwargs))  # against the task's config keys
         return
     gym_target = rlpyt_gym.registered_env_creator(EnvCls, env_kwargs)
     if gym_target is None and EnvCls is make_vec:
