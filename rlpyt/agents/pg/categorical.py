@@ -71,6 +71,8 @@ class CategoricalPgMixin:
     def _model_inputs(self, inputs: tuple) -> tuple:
         # Move first, then one-hot: the integer actions are the smaller tensor to move.
         observation, prev_action, *rest = self._to_device(inputs)  # type: ignore[attr-defined]
+        if not getattr(getattr(self, "model", None), "uses_prev_action", True):
+            return (observation, prev_action, *rest)  # the model ignores it: no one-hot
         return (observation, self.distribution.to_onehot(prev_action), *rest)
 
 

@@ -48,6 +48,9 @@ class AtariFfModel(torch.nn.Module):
         channels, kernel_sizes, strides, paddings: Conv settings (None -> the defaults above).
     """
 
+    # prev_action and prev_reward are not inputs: agents skip one-hot coding them.
+    uses_prev_action = False
+
     def __init__(
         self,
         image_shape: Sequence[int],

@@ -52,6 +52,9 @@ class ClassicFfModel(torch.nn.Module):
             it must act on each network's rows separately, as elementwise activations do).
     """
 
+    # prev_action and prev_reward are not inputs: agents skip one-hot coding them.
+    uses_prev_action = False
+
     def __init__(
         self,
         observation_shape: Sequence[int],

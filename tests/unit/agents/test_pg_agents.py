@@ -87,6 +87,18 @@ def test_categorical_agent_one_hots_prev_action_for_the_model():
         assert torch.equal(seen, torch.eye(N_ACTIONS)[prev_action.long()])
 
 
+class _IgnoringRecordingModel(_RecordingModel):
+    uses_prev_action = False
+
+
+def test_categorical_agent_skips_the_one_hot_for_models_that_ignore_prev_action():
+    agent = ClassicFfAgent(ModelCls=_IgnoringRecordingModel)
+    agent.initialize(classic_spaces())
+    prev_action = torch.tensor([2, 0, 1], dtype=torch.int32)
+    agent.step(torch.zeros(3, 5), prev_action, torch.zeros(3))
+    assert [torch.equal(seen, prev_action) for seen in agent.model.seen] == [True]
+
+
 def test_categorical_sampling_follows_the_policy():
     agent = ClassicFfAgent(ModelCls=_RecordingModel)
     agent.initialize(classic_spaces())
