@@ -72,6 +72,21 @@ class AtariTrajInfo(TrajInfo):
         super().step(observation, action, reward, done, agent_info, env_info)
         self.GameScore += float(getattr(env_info, "game_score", 0.0))
 
+    @classmethod
+    def batch_step(
+        cls, sums: dict[str, np.ndarray], reward: np.ndarray, env_info: Any, rows: Any
+    ) -> None:
+        """The ``GameScore`` of :meth:`step` for B envs at once (vector collectors).
+
+        Args:
+            sums: ``[B]`` arrays of the TrajInfo fields (``rlpyt.samplers.vector``).
+            reward: ``[B]`` rewards (the base fields are already summed).
+            env_info: The record of ``[B]`` arrays of the step.
+            rows: bool ``[B]`` of the envs stepped, or None for all.
+        """
+        score = np.asarray(getattr(env_info, "game_score", np.zeros_like(reward)), np.float64)
+        sums["GameScore"] += score if rows is None else np.where(rows, score, 0.0)
+
 
 class AtariEnv(Env):
     """One Atari game with frame skip, frame max-pooling, downsampling and a frame stack.

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from rlpyt.envs.atari.atari_env import AtariTrajInfo, EnvInfo
 from rlpyt.envs.traj_info import TrajInfo, TrajInfoFactory
 from rlpyt.samplers.vector import TrajInfoBatch
 
@@ -65,3 +66,29 @@ def test_setitem_and_reset_rows_start_envs_afresh():
     batch[1] = TrajInfo()
     batch.reset_rows(np.array([True, False, False]))
     assert [batch[b]["Length"] for b in range(3)] == [0, 0, 1]
+
+
+def test_atari_traj_info_game_score_is_summed_in_batch():
+    rng = np.random.default_rng(1)
+    B = 4
+    batch = TrajInfoBatch(AtariTrajInfo, B)
+    objects = [AtariTrajInfo() for _ in range(B)]
+    got, want = [], []
+    for _ in range(30):
+        score = rng.choice([0.0, 1.0, -1.0, 7.0], size=B).astype(np.float32)
+        reward = np.sign(score)
+        done = rng.random(B) < 0.2
+        rows = rng.random(B) < 0.9
+        info = EnvInfo(game_score=score, traj_done=done, timeout=np.zeros(B, bool))
+        batch.step(None, np.zeros(B), reward, done, None, info, rows)
+        for b in np.flatnonzero(rows):
+            row = EnvInfo(score[b], done[b], False)
+            objects[b].step(None, 0, reward[b], bool(done[b]), None, row)
+        ended = np.flatnonzero(done & rows).tolist()
+        got.extend(batch.finish(ended, np.zeros((B, 1))))
+        for b in ended:
+            want.append(objects[b])
+            objects[b] = AtariTrajInfo()
+    assert batch.vectorized and len(want) > 3
+    assert [dict(t) for t in got] == [dict(t) for t in want]
+    assert any(t["GameScore"] != t["Return"] for t in got)
