@@ -25,6 +25,7 @@ from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 import numpy as np
+import torch
 from numpy.typing import DTypeLike
 
 RawBytes = ctypes.Array[ctypes.c_char]  # the multiprocessing.RawArray behind shared arrays
@@ -136,6 +137,8 @@ def nbytes_of(example: Any) -> int:
         return sum(nbytes_of(value) for value in example.values())
     if isinstance(example, tuple):
         return sum(nbytes_of(field) for field in example)
+    if isinstance(example, torch.Tensor):  # also one that requires grad (a view of log_std)
+        return example.element_size() * example.nelement()
     return int(np.asarray(example).nbytes)
 
 

@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from rlpyt.agents.pg.classic import ClassicFfAgent, ClassicLstmAgent
+from rlpyt.agents.pg.mujoco import MujocoFfAgent
 from rlpyt.algos.pg.a2c import A2C
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.runners.minibatch_rl import MinibatchRl, MinibatchRlEval
@@ -345,5 +346,17 @@ def test_default_worker_count_is_capped_at_batch_size():
     sampler.initialize(ClassicFfAgent(), seed=0)
     try:
         assert sampler.n_worker == 1
+    finally:
+        sampler.shutdown()
+
+
+def test_cpu_sampler_runs_a_gaussian_agent():
+    # Its example agent_info holds a tensor that requires grad (log_std); the shared-memory
+    # size check used to fail on it, so CpuSampler could not start a Gaussian agent.
+    sampler = CpuSampler(gym_make, dict(id="Pendulum-v1"), batch_T=4, batch_B=2)
+    sampler.initialize(MujocoFfAgent(), affinity=TWO_WORKERS, seed=0)
+    try:
+        samples, _ = sampler.obtain_samples(0)
+        assert samples.agent.action.shape == (4, 2, 1)
     finally:
         sampler.shutdown()

@@ -262,3 +262,4 @@ def test_dqn_minibatch_rl_on_a_vector_env(tmp_path):
         logger.enable()
     assert rows[-1]["Diagnostics/CumSteps"] == 2_048 and rows[-1]["Diagnostics/TrajsInEval"] > 0
     assert runner.algo.replay_buffer.t > 0
+

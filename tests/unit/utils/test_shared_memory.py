@@ -12,6 +12,7 @@ from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 import pytest
+import torch
 
 from rlpyt.utils.buffer import buffer_from_example
 from rlpyt.utils.shared_memory import check_shared_memory, is_shared, nbytes_of, np_mp_array
@@ -169,3 +170,10 @@ def test_nbytes_of_nested_examples():
 def test_nbytes_of_a_mapping_sums_its_values():
     examples = dict(observation=np.zeros(5, np.uint8), agent_info=Pair(np.float32(0), None))
     assert nbytes_of(examples) == 5 + 4
+
+
+def test_nbytes_of_counts_tensors_that_require_grad():
+    # A Gaussian agent's log_std is a view of a Parameter: it requires grad even under no_grad.
+    log_std = torch.nn.Parameter(torch.zeros(6)).expand(1, -1)[0]
+    assert log_std.requires_grad
+    assert nbytes_of((log_std, np.zeros(3, np.float64))) == 6 * 4 + 3 * 8
