@@ -31,6 +31,7 @@ from rlpyt.samplers.async_.gpu_sampler import AsyncGpuSampler
 from rlpyt.samplers.async_.serial_sampler import AsyncSerialSampler
 from rlpyt.samplers.parallel.cpu.collectors import CpuResetCollector, CpuWaitResetCollector
 from rlpyt.samplers.parallel.cpu.sampler import CpuSampler
+from rlpyt.samplers.parallel.gpu.alternating_sampler import AlternatingSampler
 from rlpyt.samplers.parallel.gpu.collectors import GpuResetCollector, GpuWaitResetCollector
 from rlpyt.samplers.parallel.gpu.sampler import GpuSampler
 from rlpyt.samplers.serial.sampler import SerialSampler
@@ -263,3 +264,37 @@ def test_dqn_minibatch_rl_on_a_vector_env(tmp_path):
     assert rows[-1]["Diagnostics/CumSteps"] == 2_048 and rows[-1]["Diagnostics/TrajsInEval"] > 0
     assert runner.algo.replay_buffer.t > 0
 
+
+def test_alternating_sampler_gives_the_per_env_samples_over_sync_vector_envs():
+    def run_alternating(EnvCls, env_kwargs):  # noqa: N803
+        torch.manual_seed(0)
+        sampler = AlternatingSampler(
+            EnvCls=EnvCls, env_kwargs=env_kwargs, batch_T=16, batch_B=8, max_decorrelation_steps=0
+        )
+        sampler.initialize(ClassicFfAgent(), affinity=dict(TWO_WORKERS, alternating=True), seed=3)
+        try:
+            return [copy.deepcopy(sampler.obtain_samples(itr)) for itr in range(3)]
+        finally:
+            sampler.shutdown()
+
+    expected = run_alternating(gym_make, ENV)
+    actual = run_alternating(make_vec, dict(ENV, vectorization_mode="sync"))
+    for (e, e_infos), (a, a_infos) in zip(expected, actual, strict=True):
+        assert_same_samples(e, a, "alternating")
+        assert canonical(a_infos) == canonical(e_infos)
+
+
+def test_cpu_sampler_resumes_a_vector_env_exactly():
+    torch.manual_seed(0)
+    sampler = CpuSampler(make_vec, NATIVE, batch_T=16, batch_B=8, max_decorrelation_steps=5)
+    sampler.initialize(ClassicFfAgent(), affinity=TWO_WORKERS, seed=2)
+    try:
+        sampler.obtain_samples(0)
+        state = sampler.state_dict()
+        expected = copy.deepcopy(sampler.obtain_samples(1))
+        sampler.load_state_dict(state)
+        again = sampler.obtain_samples(1)
+        assert_same_samples(expected[0], again[0], "resumed")
+        assert canonical(expected[1]) == canonical(again[1])
+    finally:
+        sampler.shutdown()
