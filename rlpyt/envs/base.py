@@ -16,16 +16,44 @@ EnvInfo = namedtuple("EnvInfo", [])
 EnvSpaces = namedtuple("EnvSpaces", ["observation", "action"])
 
 
-class Env:
-    """Base class of rlpyt environments.
+class EnvSpacesMixin:
+    """The space properties shared by per-env envs and vector envs (``rlpyt.envs.vector``).
 
-    Subclasses set ``self._action_space`` and ``self._observation_space`` (rlpyt spaces) and
-    optionally ``self._horizon``, and implement :meth:`step` and :meth:`reset`.
+    Subclasses set ``_action_space``, ``_observation_space`` (rlpyt spaces of one env) and
+    optionally ``_horizon``.
     """
 
     _action_space: Any = None
     _observation_space: Any = None
     _horizon: int | None = None
+
+    @property
+    def action_space(self) -> Any:
+        """The rlpyt space of (one env's) actions."""
+        return self._action_space
+
+    @property
+    def observation_space(self) -> Any:
+        """The rlpyt space of (one env's) observations."""
+        return self._observation_space
+
+    @property
+    def spaces(self) -> EnvSpaces:
+        """Both spaces, as ``EnvSpaces(observation, action)`` (agents initialize from this)."""
+        return EnvSpaces(observation=self.observation_space, action=self.action_space)
+
+    @property
+    def horizon(self) -> int | None:
+        """Maximum episode length in steps, or None when unlimited/unknown."""
+        return self._horizon
+
+
+class Env(EnvSpacesMixin):
+    """Base class of rlpyt environments.
+
+    Subclasses set ``self._action_space`` and ``self._observation_space`` (rlpyt spaces) and
+    optionally ``self._horizon``, and implement :meth:`step` and :meth:`reset`.
+    """
 
     def step(self, action: Any) -> EnvStep:
         """Advance one step.
@@ -53,26 +81,6 @@ class Env:
             self._action_space.seed(seed)
         if self._observation_space is not None:
             self._observation_space.seed(None if seed is None else seed + 1)
-
-    @property
-    def action_space(self) -> Any:
-        """The rlpyt space of actions."""
-        return self._action_space
-
-    @property
-    def observation_space(self) -> Any:
-        """The rlpyt space of observations."""
-        return self._observation_space
-
-    @property
-    def spaces(self) -> EnvSpaces:
-        """Both spaces, as ``EnvSpaces(observation, action)`` (agents initialize from this)."""
-        return EnvSpaces(observation=self.observation_space, action=self.action_space)
-
-    @property
-    def horizon(self) -> int | None:
-        """Maximum episode length in steps, or None when unlimited/unknown."""
-        return self._horizon
 
     def close(self) -> None:
         """Release resources (windows, emulators, simulators); safe to call twice."""

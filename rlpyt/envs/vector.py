@@ -40,7 +40,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from rlpyt.envs.base import Env, EnvSpaces, EnvStep
+from rlpyt.envs.base import Env, EnvSpacesMixin, EnvStep
 
 VecEnvStep = namedtuple(
     "VecEnvStep",
@@ -60,7 +60,7 @@ Fields:
 """
 
 
-class VecEnv:
+class VecEnv(EnvSpacesMixin):
     """Base class of vector envs: ``num_envs`` envs of one kind stepped in one call.
 
     Subclasses set ``num_envs``, ``_action_space`` and ``_observation_space`` (rlpyt spaces of
@@ -81,9 +81,6 @@ class VecEnv:
     next_step_reset = False
     num_envs: int = 0
     autoreset: bool = True
-    _action_space: Any = None
-    _observation_space: Any = None
-    _horizon: int | None = None
 
     def reset(self, *, observation: Any = None) -> Any:
         """Reset every env; returns the observations ``[B, ...]``.
@@ -131,26 +128,6 @@ class VecEnv:
 
     def close(self) -> None:
         """Release the backend (worker processes, threads, simulators); safe to call twice."""
-
-    @property
-    def action_space(self) -> Any:
-        """The rlpyt space of ONE env's actions."""
-        return self._action_space
-
-    @property
-    def observation_space(self) -> Any:
-        """The rlpyt space of ONE env's observations."""
-        return self._observation_space
-
-    @property
-    def spaces(self) -> EnvSpaces:
-        """Both spaces of one env (agents initialize from this, as from a per-env env)."""
-        return EnvSpaces(observation=self.observation_space, action=self.action_space)
-
-    @property
-    def horizon(self) -> int | None:
-        """Maximum episode length in steps, or None when unlimited/unknown."""
-        return self._horizon
 
 
 def vector_env_maker(maker: Callable[..., VecEnv]) -> Callable[..., VecEnv]:

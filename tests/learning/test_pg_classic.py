@@ -25,22 +25,26 @@ def cartpole_sampler(batch_T, batch_B=8):
     )
 
 
-def test_ppo_cartpole_reaches_475(tmp_path):
-    # RL-zoo's CartPole PPO hyperparameters (8 envs x 32 steps, 20 epochs, gamma .98, lambda .8).
-    algo = PPO(
+def rl_zoo_ppo(minibatches=1):
+    """RL-zoo's CartPole PPO hyperparameters (20 epochs, gamma .98, lambda .8)."""
+    return PPO(
         discount=0.98,
         gae_lambda=0.8,
         learning_rate=1e-3,
         value_loss_coeff=0.5,
         entropy_loss_coeff=0.0,
         clip_grad_norm=0.5,
-        minibatches=1,
+        minibatches=minibatches,
         epochs=20,
         ratio_clip=0.2,
         normalize_advantage=True,
     )
+
+
+def test_ppo_cartpole_reaches_475(tmp_path):
+    # RL-zoo's settings: 8 envs x 32 steps.
     runner = MinibatchRl(
-        algo=algo,
+        algo=rl_zoo_ppo(),
         agent=ClassicFfAgent(),
         sampler=cartpole_sampler(32),
         n_steps=100_000,
@@ -79,18 +83,7 @@ def test_a2c_cartpole_reaches_475(tmp_path):
 def test_ppo_cartpole_reaches_475_on_the_native_vectorized_backend(tmp_path):
     # The same PPO as above on gymnasium's numpy CartPoleVectorEnv (one vector env, 16 envs;
     # an env that ends waits one step while the backend resets it).
-    algo = PPO(
-        discount=0.98,
-        gae_lambda=0.8,
-        learning_rate=1e-3,
-        value_loss_coeff=0.5,
-        entropy_loss_coeff=0.0,
-        clip_grad_norm=0.5,
-        minibatches=2,
-        epochs=20,
-        ratio_clip=0.2,
-        normalize_advantage=True,
-    )
+    algo = rl_zoo_ppo(minibatches=2)
     sampler = SerialSampler(
         EnvCls=make_vec,
         env_kwargs=dict(id="CartPole-v1", vectorization_mode="vector_entry_point"),
