@@ -371,9 +371,11 @@ class VecCollectorMixin(EpisodeStepper):
             rows = out.stepped
             traj_infos.step(None, action, out.reward, out.done, None, out.env_info, rows)
             ended = _ended(out.env_info, out.done, rows)
+            observations[:] = out.observation
             if ended.any():
                 traj_infos.reset_rows(ended)
-            observations[:] = out.observation
+                if not vec_env.autoreset:  # wait-reset: restart them now, as per-env envs
+                    self._reset_rows(ended, observations)
 
     def _reset_rows(self, mask: np.ndarray, observation: Any) -> None:
         fresh = self.vec_env.reset_envs(mask)

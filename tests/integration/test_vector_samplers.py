@@ -298,3 +298,22 @@ def test_cpu_sampler_resumes_a_vector_env_exactly():
         assert canonical(expected[1]) == canonical(again[1])
     finally:
         sampler.shutdown()
+
+
+def test_wait_reset_decorrelation_restarts_the_envs_that_ended():
+    # 50 random CartPole steps end most episodes during decorrelation; with autoreset off, an
+    # env left ended would start the first batch frozen (reward 0, done at t = 0).
+    sampler = SerialSampler(
+        make_vec,
+        dict(id="CartPole-v1", vectorization_mode="sync"),
+        batch_T=4,
+        batch_B=16,
+        CollectorCls=CpuWaitResetCollector,
+        max_decorrelation_steps=50,
+    )
+    sampler.initialize(ClassicFfAgent(), seed=1)
+    try:
+        samples, _ = sampler.obtain_samples(0)
+        assert (samples.env.reward[0] == 1).all() and not samples.env.done[0].any()
+    finally:
+        sampler.shutdown()
