@@ -13,14 +13,17 @@ import numpy as np
 import pytest
 import torch
 
-from rlpyt.agents.dqn.classic import ClassicDqnAgent
+from rlpyt.agents.dqn.classic import ClassicDqnAgent, ClassicR2d1Agent
 from rlpyt.agents.pg.classic import ClassicFfAgent, ClassicLstmAgent
+from rlpyt.agents.qpg.sac_agent import SacAgent
 from rlpyt.algos.dqn.dqn import DQN
+from rlpyt.algos.dqn.r2d1 import R2D1
 from rlpyt.algos.pg.a2c import A2C
+from rlpyt.algos.qpg.sac import SAC
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.envs.gym_vector import make_vec
 from rlpyt.runners.async_rl import AsyncRl
-from rlpyt.runners.minibatch_rl import MinibatchRlEval
+from rlpyt.runners.minibatch_rl import MinibatchRl, MinibatchRlEval
 from rlpyt.samplers.async_.collectors import (
     DbCpuResetCollector,
     DbCpuWaitResetCollector,
@@ -317,3 +320,30 @@ def test_wait_reset_decorrelation_restarts_the_envs_that_ended():
         assert (samples.env.reward[0] == 1).all() and not samples.env.done[0].any()
     finally:
         sampler.shutdown()
+
+
+def test_sac_and_r2d1_train_on_vector_envs():
+    # The Q-function policy gradients and the recurrent replay family through vector envs.
+    runs = [
+        (
+            SAC(min_steps_learn=100, batch_size=32),
+            SacAgent(),
+            SerialSampler(make_vec, dict(id="Pendulum-v1", vectorization_mode="sync"), 1, 4),
+            400,
+        ),
+        (
+            R2D1(min_steps_learn=320, batch_T=20, batch_B=4, warmup_T=0, replay_size=4_000),
+            ClassicR2d1Agent(),
+            SerialSampler(make_vec, NATIVE, batch_T=40, batch_B=4),
+            1_280,
+        ),
+    ]
+    for algo, agent, sampler, n_steps in runs:
+        runner = MinibatchRl(algo, agent, sampler, n_steps, seed=0, log_interval_steps=n_steps // 2)
+        logger.disable()
+        try:
+            rows = list(runner.iter_train())
+        finally:
+            logger.enable()
+        assert rows[-1]["Diagnostics/CumSteps"] == n_steps
+        assert rows[-1]["Diagnostics/CumUpdates"] > 0, type(algo).__name__
