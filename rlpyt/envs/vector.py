@@ -41,6 +41,7 @@ from typing import Any, cast
 import numpy as np
 
 from rlpyt.envs.base import Env, EnvSpacesMixin, EnvStep
+from rlpyt.utils.buffer import buffer_func
 
 VecEnvStep = namedtuple(
     "VecEnvStep",
@@ -165,17 +166,17 @@ class SingleEnvView(Env):
 
     def reset(self) -> Any:
         """Reset the vector env; returns env 0's observation."""
-        return _row(self.vec_env.reset(), 0)
+        return buffer_row(self.vec_env.reset(), 0)
 
     def step(self, action: Any) -> EnvStep:
         """Step every env with ``action`` (env 0's result is returned)."""
         actions = _stack(action, self.vec_env.num_envs)
         out = self.vec_env.step(actions)
         return EnvStep(
-            _row(out.observation, 0),
+            buffer_row(out.observation, 0),
             np.float32(out.reward[0]),
             bool(out.done[0]),
-            _row(out.env_info, 0),
+            buffer_row(out.env_info, 0),
         )
 
     def close(self) -> None:
@@ -183,11 +184,9 @@ class SingleEnvView(Env):
         self.vec_env.close()
 
 
-def _row(value: Any, b: int) -> Any:
-    """Row ``b`` of an array or of a (nested) record of arrays, as a copy."""
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return cast(Any, value)._make(_row(v, b) for v in value)
-    return np.array(value[b])
+def buffer_row(value: Any, b: int) -> Any:
+    """Row ``b`` of an array or of a (nested) record of arrays, as a copy (None stays None)."""
+    return buffer_func(value, lambda array: np.array(array[b]))
 
 
 def _stack(value: Any, n: int) -> Any:

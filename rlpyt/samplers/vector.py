@@ -26,7 +26,7 @@ import numpy as np
 
 from rlpyt.agents.base import AgentInputs
 from rlpyt.envs.traj_info import TrajInfo
-from rlpyt.envs.vector import SingleEnvView, VecEnv, is_vector_env_maker
+from rlpyt.envs.vector import SingleEnvView, VecEnv, buffer_row, is_vector_env_maker
 from rlpyt.samplers.episode import EpisodeStepper
 from rlpyt.utils.buffer import buffer_func, torchify_buffer
 from rlpyt.utils.seed import set_envs_seeds
@@ -117,12 +117,12 @@ class TrajInfoBatch:
         stepped = range(self.n) if rows is None else np.flatnonzero(rows).tolist()
         for b in stepped:
             self.objects[b].step(
-                _row(observation, b),
-                _row(action, b),
+                buffer_row(observation, b),
+                buffer_row(action, b),
                 reward[b],
                 bool(done[b]),
-                None if agent_info is None else _row(agent_info, b),
-                _row(env_info, b),
+                None if agent_info is None else buffer_row(agent_info, b),
+                buffer_row(env_info, b),
             )
 
     def __len__(self) -> int:
@@ -153,7 +153,7 @@ class TrajInfoBatch:
         if not self.vectorized:
             done = []
             for b in rows:
-                done.append(self.objects[b].terminate(_row(final_observation, b)))
+                done.append(self.objects[b].terminate(buffer_row(final_observation, b)))
                 self.objects[b] = self.TrajInfoCls()
             return done
         values = {key: array[rows].tolist() for key, array in self.sums.items()}
@@ -165,7 +165,7 @@ class TrajInfoBatch:
             for key, column in values.items():
                 traj_info[key] = column[j]
             if self._terminates:
-                traj_info = traj_info.terminate(_row(final_observation, b))
+                traj_info = traj_info.terminate(buffer_row(final_observation, b))
             done.append(traj_info)
         for key, value in self._fresh.items():
             self.sums[key][rows] = value
@@ -179,13 +179,6 @@ class TrajInfoBatch:
             return
         for key, value in self._fresh.items():
             self.sums[key][mask] = value
-
-
-def _row(value: Any, b: int) -> Any:
-    """Row ``b`` of an array or a record of arrays (None stays None)."""
-    if value is None:
-        return None
-    return buffer_func(value, lambda array: array[b])
 
 
 # -- a vector env as a list of envs -----------------------------------------------------------
@@ -445,7 +438,7 @@ class VecCollectorMixin(EpisodeStepper):
                 self._restart_env(b, None)
             return
         for b in rows:
-            self._end_trajectory(b, _row(final, b), cast(Any, traj_infos), completed)
+            self._end_trajectory(b, buffer_row(final, b), cast(Any, traj_infos), completed)
 
     def _clear_timeout_values(self) -> None:
         """A new training batch: this collector's ``timeout_value`` rows are unknown (NaN)."""
