@@ -118,6 +118,8 @@ class DqnAgent(EpsilonGreedyAgentMixin, BaseAgent):
     def _model_inputs(self, inputs: tuple) -> tuple:
         # Move first, then one-hot: the integer actions are the smaller tensor to move.
         observation, prev_action, prev_reward = self._to_device(inputs)
+        if not getattr(getattr(self, "model", None), "uses_prev_action", True):
+            return observation, prev_action, prev_reward  # the model ignores it: no one-hot
         return observation, self.distribution.to_onehot(prev_action), prev_reward
 
     def initialize(

@@ -76,6 +76,9 @@ class AtariDqnModel(torch.nn.Module):
         paddings: Conv paddings (None -> ``[0, 1, 1]``).
     """
 
+    # prev_action and prev_reward are not inputs: agents skip one-hot coding them.
+    uses_prev_action = False
+
     def __init__(
         self,
         image_shape: Sequence[int],
@@ -107,7 +110,7 @@ class AtariDqnModel(torch.nn.Module):
         Args:
             observation: ``[..., C, H, W]`` uint8 (or float in ``[0, 255]``), leading ``[]``,
                 ``[B]`` or ``[T, B]``.
-            prev_action: Unused (one-hot ``[..., A]`` from the agent).
+            prev_action: Unused (``uses_prev_action = False``: the agent passes the action indexes).
             prev_reward: Unused.
 
         Returns:

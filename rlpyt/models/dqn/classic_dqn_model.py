@@ -77,6 +77,9 @@ class ClassicDqnModel(torch.nn.Module):
         nonlinearity: Module class after each hidden layer.
     """
 
+    # prev_action and prev_reward are not inputs: agents skip one-hot coding them.
+    uses_prev_action = False
+
     def __init__(
         self,
         observation_shape: Sequence[int],
@@ -102,7 +105,7 @@ class ClassicDqnModel(torch.nn.Module):
 
         Args:
             observation: ``[..., *observation_shape]``, leading ``[]``, ``[B]`` or ``[T, B]``.
-            prev_action: Unused (one-hot ``[..., A]`` from the agent).
+            prev_action: Unused (``uses_prev_action = False``: the agent passes the action indexes).
             prev_reward: Unused.
         """
         flat, (lead_dim, T, B) = self.trunk.flat_input(observation)
@@ -121,6 +124,9 @@ class ClassicCatDqnModel(torch.nn.Module):
         dueling: Dueling head over the last hidden size (see the module docstring).
         nonlinearity: Module class after each hidden layer of the trunk (the head uses ReLU).
     """
+
+    # prev_action and prev_reward are not inputs: agents skip one-hot coding them.
+    uses_prev_action = False
 
     def __init__(
         self,
@@ -148,7 +154,7 @@ class ClassicCatDqnModel(torch.nn.Module):
 
         Args:
             observation: ``[..., *observation_shape]``, leading ``[]``, ``[B]`` or ``[T, B]``.
-            prev_action: Unused (one-hot ``[..., A]`` from the agent).
+            prev_action: Unused (``uses_prev_action = False``: the agent passes the action indexes).
             prev_reward: Unused.
         """
         flat, (lead_dim, T, B) = self.trunk.flat_input(observation)

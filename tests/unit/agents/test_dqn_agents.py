@@ -50,6 +50,46 @@ def make_agent(AgentCls, spaces, **kwargs):
 # -- forward passes ---------------------------------------------------------------------------
 
 
+class _RecordingQModel(torch.nn.Module):
+    """Q-values of zeros; records the ``prev_action`` it is given."""
+
+    def __init__(self, observation_shape, output_size):
+        super().__init__()
+        self.bias = torch.nn.Parameter(torch.zeros(output_size))
+        self.seen = []
+
+    def forward(self, observation, prev_action, prev_reward):
+        self.seen.append(prev_action)
+        return self.bias.expand(*observation.shape[:-1], -1)
+
+
+class _IgnoringRecordingQModel(_RecordingQModel):
+    uses_prev_action = False
+
+
+@pytest.mark.parametrize("ModelCls", [_RecordingQModel, _IgnoringRecordingQModel])
+def test_dqn_agent_one_hots_prev_action_unless_the_model_ignores_it(ModelCls):
+    agent = ClassicDqnAgent(ModelCls=ModelCls)
+    agent.initialize(classic_spaces())
+    agent.sample_mode(0)
+    prev_action = torch.tensor([2, 0, 1])
+    inputs = (torch.zeros(3, 5), prev_action, torch.zeros(3))
+    agent.step(*inputs)
+    agent(*inputs)
+    agent.target(*inputs)
+    seen = agent.model.seen + agent.target_model.seen
+    assert len(seen) == 3
+    one_hot = torch.eye(N_ACTIONS)[prev_action]
+    expected = prev_action if ModelCls is _IgnoringRecordingQModel else one_hot
+    for value in seen:
+        assert torch.equal(value, expected)
+
+
+def test_builtin_dqn_models_ignore_prev_action():
+    for AgentCls, spaces, _field, _atoms in AGENTS:
+        assert make_agent(AgentCls, spaces).model.uses_prev_action is False
+
+
 @pytest.mark.parametrize("lead", [(), (4,), (3, 2)], ids=str)
 @pytest.mark.parametrize(("AgentCls", "spaces", "field", "atoms"), AGENTS)
 def test_step_call_and_target_shapes(AgentCls, spaces, field, atoms, lead):
