@@ -456,9 +456,48 @@ def part_d(seconds, batch_T):  # noqa: N803
             "raw vectorized env + forward (info)": lambda: vector_rate(
                 raw_native, forward_policy(), seconds, n_envs=D_ENVS
             ),
+            "2 x bare env+forward+sample (ceiling)": lambda: bare_native_ceiling(seconds),
         }
     )
     return impls
+
+
+def bare_native_rate(seconds: float, n_envs: int = D_ENVS // N_WORKERS) -> float:
+    """The bare loop a batched worker cannot beat: native CartPole + forward + sample; steps/s.
+
+    One process, ``n_envs`` envs, the 64x64 PPO model's forward and the categorical sample of
+    its policy at each step: no buffers, no TrajInfos, no agent wrapper.
+    """
+    torch.set_num_threads(1)
+    envs = gym.make_vec("CartPole-v1", num_envs=n_envs, vectorization_mode="vector_entry_point")
+    model = ClassicFfModel(observation_shape=(4,), action_size=2, hidden_sizes=[64, 64])
+    distribution = Categorical(dim=2)
+    try:
+        state = {"obs": envs.reset(seed=0)[0]}
+
+        @torch.no_grad()
+        def step():
+            pi, _value = model(torch.from_numpy(state["obs"]), None, None)
+            action = distribution.sample(DistInfo(prob=pi)).numpy()
+            state["obs"], *_ = envs.step(action)
+            return n_envs
+
+        return timed_loop(step, seconds)
+    finally:
+        envs.close()
+
+
+def bare_native_ceiling(seconds: float) -> float:
+    """Sum of ``N_WORKERS`` processes running :func:`bare_native_rate` at the same time.
+
+    The most any sampler with this agent can reach on these cores (the batched CpuSampler's
+    workers do this loop plus the sampler's work): information, the ceiling of part (d).
+    """
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(N_WORKERS) as pool:
+        return sum(pool.map(bare_native_rate, [seconds] * N_WORKERS))
 
 
 def part_e(seconds, batch_T):  # noqa: N803
@@ -597,6 +636,16 @@ RATIOS = {
             "batched SerialSampler / SyncVectorEnv + forward",
             "batched SerialSampler",
             "SyncVectorEnv + forward",
+        ),
+        (
+            "batched CpuSampler / ceiling (info)",
+            "batched CpuSampler (2 workers)",
+            "2 x bare env+forward+sample (ceiling)",
+        ),
+        (
+            "ceiling / raw (info: the best a torch agent allows)",
+            "2 x bare env+forward+sample (ceiling)",
+            "raw vectorized env (random)",
         ),
         (
             "batched SerialSampler / raw + forward (info)",
