@@ -339,7 +339,7 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         qs = self.agent(*samples.agent_inputs)
         q = select_at_indexes(samples.action, qs)
         y = self.targets(samples) if target is None else target
-        y = y.to(q.device)
+        y = y.to(device=q.device, dtype=q.dtype)
         # One fused op (and one backward node) for the Huber or squared loss: this update
         # runs hundreds of times per iteration on small networks, where op count is the cost.
         reduction = "none" if self.prioritized_replay else "mean"
