@@ -61,6 +61,15 @@ def model_state_dict_of(state_dict: Mapping[str, Any]) -> Mapping[str, Any]:
     return strip_ddp_state_dict(state_dict)
 
 
+def model_reads_prev_action(model: Any) -> bool:
+    """Whether discrete-action agents must one-hot code ``prev_action`` for ``model``.
+
+    False when the model class declares ``uses_prev_action = False`` (the agent then passes
+    ``prev_action`` as it is); True otherwise, also before the model is built (None).
+    """
+    return getattr(model, "uses_prev_action", True)
+
+
 class BaseAgent:
     """Base of all agents: model construction, devices, modes and shared-memory parameter sync.
 

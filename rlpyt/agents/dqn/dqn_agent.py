@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 
-from rlpyt.agents.base import AgentStep, BaseAgent, model_state_dict_of
+from rlpyt.agents.base import AgentStep, BaseAgent, model_reads_prev_action, model_state_dict_of
 from rlpyt.agents.dqn.epsilon_greedy import EpsilonGreedyAgentMixin
 from rlpyt.agents.pg.categorical import check_discrete_action_space
 from rlpyt.distributions.epsilon_greedy import EpsilonGreedy
@@ -118,7 +118,7 @@ class DqnAgent(EpsilonGreedyAgentMixin, BaseAgent):
     def _model_inputs(self, inputs: tuple) -> tuple:
         # Move first, then one-hot: the integer actions are the smaller tensor to move.
         observation, prev_action, prev_reward = self._to_device(inputs)
-        if not getattr(getattr(self, "model", None), "uses_prev_action", True):
+        if not model_reads_prev_action(getattr(self, "model", None)):
             return observation, prev_action, prev_reward  # the model ignores it: no one-hot
         return observation, self.distribution.to_onehot(prev_action), prev_reward
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rlpyt.agents.base import model_reads_prev_action
 from rlpyt.agents.pg.base import PgAgent, RecurrentPgAgent
 from rlpyt.agents.recurrent import AlternatingRecurrentAgentMixin, RecurrentAgentMixin
 from rlpyt.distributions.categorical import Categorical, DistInfo
@@ -71,7 +72,7 @@ class CategoricalPgMixin:
     def _model_inputs(self, inputs: tuple) -> tuple:
         # Move first, then one-hot: the integer actions are the smaller tensor to move.
         observation, prev_action, *rest = self._to_device(inputs)  # type: ignore[attr-defined]
-        if not getattr(getattr(self, "model", None), "uses_prev_action", True):
+        if not model_reads_prev_action(getattr(self, "model", None)):
             return (observation, prev_action, *rest)  # the model ignores it: no one-hot
         return (observation, self.distribution.to_onehot(prev_action), *rest)
 
