@@ -70,6 +70,7 @@ class CategoricalDQN(DQN):
         ReplayBufferCls: type | None = None,  # noqa: N803
         updates_per_sync: int = 1,
         snapshot_replay: bool = False,
+        eps_start_steps: int | None = None,
     ):
         if not V_min < V_max:
             raise ValueError(
@@ -103,6 +104,7 @@ class CategoricalDQN(DQN):
             ReplayBufferCls=ReplayBufferCls,
             updates_per_sync=updates_per_sync,
             snapshot_replay=snapshot_replay,
+            eps_start_steps=eps_start_steps,
         )
 
     def initialize(

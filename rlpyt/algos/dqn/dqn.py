@@ -69,7 +69,7 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         initial_optim_state_dict: Optimizer state to start from.
         clip_grad_norm: Max global gradient norm.
         eps_steps: Env steps (from the start) at which epsilon reaches its final value; it
-            starts falling at ``min_steps_learn``.
+            starts falling at ``eps_start_steps``.
         double_dqn: Evaluate the target network at the online network's argmax.
         prioritized_replay: Prioritized experience replay (priorities: TD errors).
         pri_alpha: Priority exponent.
@@ -83,6 +83,10 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
             runners).
         snapshot_replay: Put the replay's contents, cursor and priorities in every snapshot,
             so that a resumed run continues exactly (snapshots then hold the whole replay).
+        eps_start_steps: Env steps (from the start) at which epsilon starts falling from the
+            agent's ``eps_init``; None (rlpyt's schedule): ``min_steps_learn``. 0 gives the
+            schedule of Stable-Baselines3 and the RL Zoo, whose exploration fraction counts
+            from the first step. Both ends are rounded down to whole sampler iterations.
 
     Raises:
         ValueError, TypeError: a number out of range (the message names keyword and range),
@@ -119,6 +123,7 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         ReplayBufferCls: type | None = None,  # noqa: N803
         updates_per_sync: int = 1,
         snapshot_replay: bool = False,
+        eps_start_steps: int | None = None,
     ):
         owner = type(self).__name__
         self.discount = check_number(owner, "discount", discount, low=0, high=1)
@@ -152,6 +157,11 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
             owner, "clip_grad_norm", clip_grad_norm, low=0, low_open=True, allow_inf=True
         )
         self.eps_steps = check_number(owner, "eps_steps", eps_steps, low=0, integer=True)
+        if eps_start_steps is not None:
+            eps_start_steps = check_number(
+                owner, "eps_start_steps", eps_start_steps, low=0, integer=True
+            )
+        self.eps_start_steps = eps_start_steps
         self.double_dqn = bool(double_dqn)
         self.prioritized_replay = bool(prioritized_replay)
         self.pri_alpha = check_number(owner, "pri_alpha", pri_alpha, low=0)
@@ -232,9 +242,14 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         self.sampler_bs = sampler_bs = batch_spec.size
         self.updates_per_optimize = max(1, round(self.replay_ratio * sampler_bs / self._batch_size))
         self.min_itr_learn = self.min_steps_learn // sampler_bs
-        # Epsilon falls from min_itr_learn on; eps_steps below min_steps_learn: a step there.
-        eps_itr_max = max(1, self.min_itr_learn, self.eps_steps // sampler_bs)
-        self.agent.set_epsilon_itr_min_max(self.min_itr_learn, eps_itr_max)  # type: ignore[attr-defined]
+        # Epsilon falls from eps_itr_min on (rlpyt's: where learning starts); an eps_steps
+        # below that start gives a step there.
+        if self.eps_start_steps is None:
+            eps_itr_min = self.min_itr_learn
+        else:
+            eps_itr_min = self.eps_start_steps // sampler_bs
+        eps_itr_max = max(1, eps_itr_min, self.eps_steps // sampler_bs)
+        self.agent.set_epsilon_itr_min_max(eps_itr_min, eps_itr_max)  # type: ignore[attr-defined]
         self.pri_beta_itr = max(1, self.pri_beta_steps // sampler_bs)
         logger.log(
             f"{type(self).__name__}: {self.updates_per_optimize} updates of "

@@ -164,6 +164,8 @@ class R2D1(DQN):
         ReplayBufferCls: Replay class to use instead of the chosen sequence replay.
         updates_per_sync: Gradient steps between parameter publications (asynchronous runners).
         snapshot_replay: Put the replay in every snapshot (exact resume).
+        eps_start_steps: Env steps at which epsilon starts falling; None: ``min_steps_learn``
+            (see ``DQN``).
 
     Raises:
         ValueError, TypeError: a number out of range (the message names keyword and range).
@@ -204,6 +206,7 @@ class R2D1(DQN):
         ReplayBufferCls: type | None = None,  # noqa: N803
         updates_per_sync: int = 1,
         snapshot_replay: bool = False,
+        eps_start_steps: int | None = None,
     ):
         owner = type(self).__name__
         self.batch_T = check_number(owner, "batch_T", batch_T, low=1, integer=True)
@@ -240,6 +243,7 @@ class R2D1(DQN):
             ReplayBufferCls=ReplayBufferCls,
             updates_per_sync=updates_per_sync,
             snapshot_replay=snapshot_replay,
+            eps_start_steps=eps_start_steps,
         )
         self.pri_eta = check_number(owner, "pri_eta", pri_eta, low=0, high=1)
         self.input_priorities = bool(input_priorities) and self.prioritized_replay

@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 import torch
 
+from rlpyt.agents.dqn.classic import ClassicDqnAgent
 from rlpyt.algos.dqn.cat_dqn import CategoricalDQN
 from rlpyt.algos.dqn.dqn import DQN, bootstrap_target
+from rlpyt.algos.dqn.r2d1 import R2D1
+from rlpyt.envs.base import EnvSpaces
+from rlpyt.samplers.collections import BatchSpec
+from rlpyt.spaces.float_box import FloatBox
+from rlpyt.spaces.int_box import IntBox
 
 Batch = namedtuple(
     "Batch",
@@ -196,6 +202,39 @@ def test_beta_schedule_is_linear_from_learning_start():
     assert algo.beta_at(10) == pytest.approx(0.4)
     assert algo.beta_at(60) == pytest.approx(0.7)
     assert algo.beta_at(500) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("eps_start_steps", "itr_min"),
+    [(None, 3), (0, 0), (100, 2), (800, 16)],  # None: rlpyt's, from min_itr_learn = 160 // 48
+)
+def test_epsilon_schedule_starts_at_eps_start_steps(eps_start_steps, itr_min):
+    agent = ClassicDqnAgent(eps_init=1.0, eps_final=0.1, model_kwargs=dict(hidden_sizes=[8]))
+    agent.initialize(EnvSpaces(observation=FloatBox(-1, 1, shape=(3,)), action=IntBox(0, 2)))
+    algo = DQN(min_steps_learn=160, eps_steps=480, eps_start_steps=eps_start_steps)
+    algo.agent = agent
+    algo._setup_schedules(BatchSpec(6, 8))  # 48 env steps per iteration
+    itr_max = max(itr_min, 10)  # 480 // 48; a start after the end is a step there
+    assert algo.min_itr_learn == 3  # learning still starts at min_steps_learn
+    assert (agent.eps_itr_min, agent.eps_itr_max) == (itr_min, itr_max)
+    for itr in range(20):
+        if itr <= itr_min:
+            expected = 1.0
+        elif itr >= itr_max:
+            expected = 0.1
+        else:
+            expected = 1.0 - 0.9 * (itr - itr_min) / (itr_max - itr_min)
+        assert agent.sample_epsilon(itr) == pytest.approx(expected)
+
+
+def test_eps_start_steps_is_checked_and_passed_on_by_the_subclasses():
+    with pytest.raises(ValueError, match="eps_start_steps"):
+        DQN(eps_start_steps=-1)
+    with pytest.raises((ValueError, TypeError), match="eps_start_steps"):
+        DQN(eps_start_steps=0.5)
+    assert DQN().eps_start_steps is None
+    assert CategoricalDQN(eps_start_steps=0).eps_start_steps == 0
+    assert R2D1(eps_start_steps=7).eps_start_steps == 7
 
 
 def test_adam_eps_default_also_with_empty_optim_kwargs():
