@@ -140,6 +140,8 @@ def sb3_run(algo_name: str, seed: int) -> tuple[float, EpisodeClock]:
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.env_util import make_vec_env
 
+    # SB3 as it runs alone: our runner turned denormal flushing on in this process.
+    torch.set_flush_denormal(False)
     clock = EpisodeClock()
 
     class Clocked(BaseCallback):

@@ -48,6 +48,7 @@ import torch
 
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.protocols import Agent, Algorithm
+from rlpyt.runners.base import flush_denormals
 from rlpyt.runners.diagnostics import Row, TrainingDiagnostics
 from rlpyt.runners.minibatch_rl import MinibatchRlBase
 from rlpyt.runners.snapshot import (
@@ -94,7 +95,8 @@ class AsyncRlBase(MinibatchRlBase):
         n_steps: Total env steps, rounded up to whole logging intervals.
         affinity: ``AttrDict(optimizer=[dict(cpus, cuda_idx, torch_threads, set_affinity)],
             sampler=dict(...))`` as ``make_affinity(..., async_sample=True)`` gives (also with
-            ``n_gpu=0``); None: optimizer and sampler on CPU, unpinned.
+            ``n_gpu=0``); None: optimizer and sampler on CPU, unpinned. ``flush_denormal``
+            (in the optimizer's dict or at the top; default True) as ``MinibatchRl``'s.
         seed: Global seed (random if None); the sampler's envs get ``seed + 1 + index``.
         log_interval_steps: Sampled env steps between logged rows.
         max_sampler_lead: None (rlpyt): the sampler never waits, and ``replay_ratio`` is only
@@ -345,6 +347,7 @@ class AsyncRlBase(MinibatchRlBase):
         threads = opt.get("torch_threads") or (len(opt["cpus"]) if opt.get("cpus") else None)
         if threads:
             torch.set_num_threads(int(threads))
+        flush_denormals(opt if "flush_denormal" in opt else self.affinity)
 
     def _check_children(self) -> None:
         if self.group is None:

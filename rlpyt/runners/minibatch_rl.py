@@ -21,7 +21,7 @@ import torch
 
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.protocols import Agent, Algorithm, Sampler
-from rlpyt.runners.base import BaseRunner
+from rlpyt.runners.base import BaseRunner, flush_denormals
 from rlpyt.runners.config_record import resolved_config
 from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
 from rlpyt.runners.progress import TARGET_COLUMN, TrainingProgressBar, target_reached
@@ -51,7 +51,9 @@ class MinibatchRlBase(BaseRunner):
             logging intervals.
         seed: Global seed (random if None); the sampler's envs get ``seed + 1 + index``.
         affinity: Dict with any of ``cuda_idx``, ``master_cpus``, ``master_torch_threads``,
-            ``workers_cpus``, ``worker_torch_threads``, ``set_affinity``, ``alternating``.
+            ``workers_cpus``, ``worker_torch_threads``, ``set_affinity``, ``alternating``, and
+            ``flush_denormal`` (default True: denormal floats flush to zero in the training
+            process, see :func:`rlpyt.runners.base.flush_denormals`).
         log_interval_steps: Env steps between tabular logs, at least 1 (fewer than one batch:
             every iteration).
         target_reward: Stop early, after the log row whose trailing average return
@@ -309,9 +311,10 @@ class MinibatchRlBase(BaseRunner):
             threads = len(master_cpus)
         if threads is not None:
             torch.set_num_threads(int(threads))
+        flushed = flush_denormals(self.affinity)
         logger.log(
             f"Runner master CPU affinity: {_cpu_affinity()}; torch threads: "
-            f"{torch.get_num_threads()}."
+            f"{torch.get_num_threads()}; denormals flushed to zero: {flushed}."
         )
 
     def get_traj_info_kwargs(self) -> dict:
