@@ -9,7 +9,7 @@ name: run as ``python benchmarks/<script>.py``, Python puts ``benchmarks/`` firs
   :func:`median_reached` (a seed that never got there counts as infinitely late),
   :func:`short`, :func:`print_rates`, :func:`print_ratio`;
 - the evaluation schedule of a config: :func:`eval_interval_steps`;
-- the float mode of a measurement: :func:`flush_denormals` (peers run with torch's default);
+- the float mode of a measurement: :func:`set_denormal_flush` (peers run with torch's default);
 - the solve clock: :class:`SolveClock` counts env steps and wall seconds, evaluation time
   excluded, up to the first evaluation whose mean return reaches a threshold, and
   :class:`ClockedEvalRl`, a ``MinibatchRlEval`` that feeds the clock and stops there.
@@ -31,7 +31,7 @@ from rlpyt.runners.minibatch_rl import MinibatchRlEval
 # -- float mode -----------------------------------------------------------------------------------
 
 
-def flush_denormals(on: bool) -> None:
+def set_denormal_flush(on: bool) -> None:
     """Set this thread's denormal flushing before a measurement.
 
     Our runners turn flushing on in their process (``rlpyt.runners.base.flush_denormals``), and

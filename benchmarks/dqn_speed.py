@@ -76,11 +76,11 @@ from _learning import (  # benchmarks/_learning.py: shared with qpg_speed.py
     ClockedEvalRl,
     SolveClock,
     eval_interval_steps,
-    flush_denormals,
     fmt,
     median_reached,
     print_rates,
     print_ratio,
+    set_denormal_flush,
     short,
     timed_calls,
 )
@@ -114,7 +114,7 @@ def bare_model_rate(seconds: float, warmup: float, with_target: bool = False) ->
     (torch's defaults), as a user would write it; ``with_target`` adds the target network's
     forward on the next observations (no gradients), which any DQN update also needs.
     """
-    flush_denormals(True)  # as ours
+    set_denormal_flush(True)  # as ours
     torch.manual_seed(0)
     model = AtariDqnModel(image_shape=IMAGE_SHAPE, output_size=N_ACTIONS)
     target_model = AtariDqnModel(image_shape=IMAGE_SHAPE, output_size=N_ACTIONS)
@@ -318,7 +318,7 @@ def rlpyt_layers_extractor() -> type:
 
 def sb3_pong_rate(args: argparse.Namespace, nature_cnn: bool = False) -> float:
     """SB3 DQN's updates/s on the adapted AtariEnv, ``--warmup`` s after learning starts."""
-    flush_denormals(False)  # SB3 as it runs alone
+    set_denormal_flush(False)  # SB3 as it runs alone
     import stable_baselines3 as sb3
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -423,7 +423,7 @@ def ours_cartpole(seed: int, cap: int) -> SolveClock:
 def sb3_cartpole(seed: int, cap: int, eval_every: int) -> SolveClock:
     """SB3 DQN with RL-Zoo's CartPole-v1 settings (exploration over 8000 steps as the Zoo's
     16% of its 50k, whatever the cap)."""
-    flush_denormals(False)  # SB3 as it runs alone
+    set_denormal_flush(False)  # SB3 as it runs alone
     import gymnasium as gym
     import stable_baselines3 as sb3
     from stable_baselines3.common.callbacks import BaseCallback

@@ -97,11 +97,11 @@ from _learning import (  # benchmarks/_learning.py: shared with dqn_speed.py
     ClockedEvalRl,
     SolveClock,
     eval_interval_steps,
-    flush_denormals,
     fmt,
     median_reached,
     print_rates,
     print_ratio,
+    set_denormal_flush,
     short,
     timed_calls,
 )
@@ -372,7 +372,7 @@ def make_sb3(algo_name: str, env_id: str, settings: dict[str, Any], seed: int) -
 
 def sb3_rate(algo_name: str, args: argparse.Namespace) -> float:
     """SB3's updates/s on Pendulum-v1, ``--warmup`` s after learning starts."""
-    flush_denormals(False)  # SB3 as it runs alone
+    set_denormal_flush(False)  # SB3 as it runs alone
     from stable_baselines3.common.callbacks import BaseCallback
 
     settings = dict(SB3_PENDULUM[algo_name], learning_starts=args.learning_starts)
@@ -399,7 +399,7 @@ def sb3_rate(algo_name: str, args: argparse.Namespace) -> float:
 
 def sb3_pendulum(algo_name: str, seed: int, cap: int, eval_every: int, solved: float) -> SolveClock:
     """SB3 with RL-Zoo's Pendulum-v1 settings until an evaluation averages >= ``solved``."""
-    flush_denormals(False)  # SB3 as it runs alone
+    set_denormal_flush(False)  # SB3 as it runs alone
     import gymnasium as gym
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.evaluation import evaluate_policy
@@ -429,7 +429,7 @@ def sb3_cheetah(
     algo_name: str, seed: int, steps: int, learning_starts: int | None
 ) -> tuple[float, float]:
     """SB3 with RL-Zoo's MuJoCo settings for ``steps``: (final evaluation mean, seconds)."""
-    flush_denormals(False)  # SB3 as it runs alone
+    set_denormal_flush(False)  # SB3 as it runs alone
     import gymnasium as gym
     from stable_baselines3.common.evaluation import evaluate_policy
     from stable_baselines3.common.monitor import Monitor
@@ -578,7 +578,7 @@ def bare_td3_update() -> Any:
 
 def bare_rate(algo_name: str, args: argparse.Namespace) -> float:
     """Updates/s of the bare update of ``algo_name`` (the ceiling of part (a))."""
-    flush_denormals(True)  # as ours
+    set_denormal_flush(True)  # as ours
     update = bare_sac_update() if algo_name == "sac" else bare_td3_update()
     calls, seconds = timed_calls(update, args.seconds, args.warmup)
     return calls / seconds

@@ -23,6 +23,7 @@ import time
 from collections import deque
 
 import torch
+from _learning import set_denormal_flush  # benchmarks/_learning.py
 
 from rlpyt.agents.pg.classic import ClassicFfAgent
 from rlpyt.algos.pg.a2c import A2C
@@ -140,8 +141,7 @@ def sb3_run(algo_name: str, seed: int) -> tuple[float, EpisodeClock]:
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.env_util import make_vec_env
 
-    # SB3 as it runs alone: our runner turned denormal flushing on in this process.
-    torch.set_flush_denormal(False)
+    set_denormal_flush(False)  # SB3 as it runs alone
     clock = EpisodeClock()
 
     class Clocked(BaseCallback):
