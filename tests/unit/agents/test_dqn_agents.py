@@ -246,7 +246,7 @@ def perturb(model, seed):
     generator = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for param in model.parameters():
-            param.add_(torch.randn(param.shape, generator=generator))
+            param.add_(torch.randn(param.shape, generator=generator).to(param.device))
 
 
 def test_update_target_hard_and_polyak_against_naive_maths():

@@ -66,7 +66,7 @@ def perturb(module, seed):
     generator = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for p in module.parameters():
-            p.add_(torch.randn(p.shape, generator=generator))
+            p.add_(torch.randn(p.shape, generator=generator).to(p.device))
 
 
 def assert_same_params(a, b):
