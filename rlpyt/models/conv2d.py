@@ -88,10 +88,11 @@ class Conv2dModel(torch.nn.Module):
 class Conv2dHeadModel(torch.nn.Module):
     """:class:`Conv2dModel` followed by an :class:`MlpModel` on the flattened features.
 
+    ``channels``, ``kernel_sizes``, ``strides``, ``paddings``, ``nonlinearity`` and
+    ``use_maxpool`` are as in :class:`Conv2dModel`.
+
     Args:
         image_shape: ``(C, H, W)`` of the input.
-        channels, kernel_sizes, strides, paddings, nonlinearity, use_maxpool: As
-            :class:`Conv2dModel`.
         hidden_sizes: Hidden sizes of the MLP head (nonlinearity after each).
         output_size: Final linear layer of the head (no nonlinearity), or None.
 

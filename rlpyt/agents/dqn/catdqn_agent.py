@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from rlpyt.agents.base import check_discrete_action_space
 from rlpyt.agents.dqn.dqn_agent import DqnAgent
-from rlpyt.agents.pg.categorical import check_discrete_action_space
 from rlpyt.distributions.epsilon_greedy import CategoricalEpsilonGreedy
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import namedarraytuple
@@ -37,14 +37,15 @@ DEFAULT_V_MAX = 10.0
 class CatDqnAgent(DqnAgent):
     """Categorical DQN agent: ``model -> p [..., A, n_atoms]``; ``n_atoms`` goes to the model.
 
+    The epsilon keywords (``eps_init``, ``eps_final``, ``eps_final_min``, ``eps_itr_min``,
+    ``eps_itr_max``, ``eps_eval``) are as in :class:`DqnAgent`.
+
     Args:
         ModelCls: Model class (None: ``default_model_cls``); it takes ``n_atoms``.
         model_kwargs: Extra model keywords; ``n_atoms`` is added (a different ``n_atoms``
             here is an error).
         initial_model_state_dict: As :class:`DqnAgent`.
         n_atoms: Number of atoms of each action's value distribution.
-        eps_init, eps_final, eps_final_min, eps_itr_min, eps_itr_max, eps_eval: As
-            :class:`DqnAgent`.
 
     Raises:
         ValueError: ``model_kwargs`` sets another ``n_atoms``.

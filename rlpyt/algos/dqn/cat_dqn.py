@@ -31,11 +31,13 @@ PROJECTION_CHUNK = 1024  # rows projected at once ([rows, n_atoms, n_atoms] weig
 class CategoricalDQN(DQN):
     """C51 with rlpyt's keywords: ``V_min``, ``V_max``, then every :class:`DQN` keyword.
 
+    The keywords after ``V_max`` are as in :class:`DQN`, with the same defaults.
+    ``delta_clip`` is unused by the loss (cross-entropy) but still sets the default priority,
+    as in rlpyt.
+
     Args:
         V_min: Lowest atom of the value support.
         V_max: Highest atom.
-        (the rest): as :class:`DQN`, same defaults. ``delta_clip`` is unused by the loss
-            (cross-entropy) but still sets the default priority, as in rlpyt.
 
     The TD errors logged (``tdAbsErr``) and used as priorities are the KL divergences between
     the projected target distribution and the online one.

@@ -56,10 +56,11 @@ OptInfo = namedtuple(
 class SAC_V(QpgAlgo):  # noqa: N801 (rlpyt's class name)
     """SAC with a V-function, rlpyt's keywords and defaults.
 
+    Keywords not listed below are as in :class:`rlpyt.algos.qpg.sac.SAC` (which has
+    ``fixed_alpha`` and ``target_entropy``; this class has neither), with the same defaults.
+
     Args:
         policy_output_regularization: Weight of the penalty on the policy's mean and log std.
-        (the rest): as :class:`rlpyt.algos.qpg.sac.SAC` (no ``fixed_alpha``,
-            ``target_entropy``), same defaults.
 
     Raises:
         ValueError, TypeError: a number out of range, an unknown ``action_prior``, or

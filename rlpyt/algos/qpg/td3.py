@@ -31,6 +31,8 @@ MU_LEARNING_RATE = 1e-3  # TD3's default policy learning rate
 class TD3(DDPG):
     """TD3 with rlpyt's keywords and defaults (then DDPG's, spelled out).
 
+    Keywords not listed below are as in :class:`DDPG`.
+
     Args:
         batch_size: Replayed transitions per gradient step.
         replay_ratio: Replayed transitions per sampled transition.
@@ -41,7 +43,6 @@ class TD3(DDPG):
         q_learning_rate: The Q-functions' learning rate (one optimizer for both).
         learning_rate: None, or the policy's learning rate under DDPG's name (rlpyt's configs
             pass it): used when ``mu_learning_rate`` is left at 1e-3.
-        (the rest): as :class:`DDPG`.
 
     Raises:
         ValueError: ``learning_rate`` and a non-default ``mu_learning_rate`` that differ, or

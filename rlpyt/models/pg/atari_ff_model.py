@@ -45,7 +45,10 @@ class AtariFfModel(torch.nn.Module):
         output_size: Number of discrete actions ``A``.
         fc_sizes: Size(s) of the FC layer(s) after the convs.
         use_maxpool: See :class:`~rlpyt.models.conv2d.Conv2dModel`.
-        channels, kernel_sizes, strides, paddings: Conv settings (None -> the defaults above).
+        channels: Output channels of each conv (None -> ``[16, 32]``).
+        kernel_sizes: Kernel size of each conv (None -> ``[8, 4]``).
+        strides: Stride of each conv (None -> ``[4, 2]``).
+        paddings: Padding of each conv (None -> ``[0, 1]``).
     """
 
     # prev_action and prev_reward are not inputs: agents skip one-hot coding them.

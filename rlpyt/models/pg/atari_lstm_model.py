@@ -18,14 +18,14 @@ RnnState = namedarraytuple("RnnState", ["h", "c"])  # each [N, B, H] (cuDNN layo
 class AtariLstmModel(torch.nn.Module):
     """Conv trunk -> FC (ReLU) -> LSTM -> softmax policy head and value head.
 
-    The LSTM input at each step is ``[fc_out, prev_action, prev_reward]``.
+    The LSTM input at each step is ``[fc_out, prev_action, prev_reward]``. ``use_maxpool``,
+    ``channels``, ``kernel_sizes``, ``strides`` and ``paddings`` are as in :class:`AtariFfModel`.
 
     Args:
         image_shape: ``(C, H, W)``.
         output_size: Number of discrete actions ``A``.
         fc_sizes: Size(s) of the FC layer(s) after the convs.
         lstm_size: Hidden size ``H`` of the one-layer LSTM.
-        use_maxpool, channels, kernel_sizes, strides, paddings: As :class:`AtariFfModel`.
     """
 
     def __init__(

@@ -20,14 +20,15 @@ RnnState = namedarraytuple("RnnState", ["h", "c"])  # each [N, B, H] (cuDNN layo
 class MujocoLstmModel(torch.nn.Module):
     """MLP -> LSTM (with previous action and reward) -> one linear head for mu, log_std, v.
 
+    ``normalize_observation``, ``norm_obs_clip`` and ``norm_obs_var_clip`` are as in
+    :class:`~rlpyt.models.pg.mujoco_ff_model.MujocoFfModel`.
+
     Args:
         observation_shape: Shape of one observation (flattened inside).
         action_size: Action dims ``A``.
         hidden_sizes: Hidden sizes of the MLP (None -> ``[256, 256]``).
         lstm_size: Hidden size ``H`` of the one-layer LSTM.
         nonlinearity: Module class after each MLP layer.
-        normalize_observation, norm_obs_clip, norm_obs_var_clip: As
-            :class:`~rlpyt.models.pg.mujoco_ff_model.MujocoFfModel`.
     """
 
     def __init__(
