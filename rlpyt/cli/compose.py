@@ -1,172 +1,182 @@
-"""Compose one command-line run from its RunSpec: the work behind ``build_components``.
+"""Instantiate a command-line run: sampler, agent, algorithm and runner keywords.
 
-Box: command line. Called by :func:`rlpyt.cli.registry.build_components` only. It does what a
-train script in ``experiments/scripts/<domain>/<family>/train/`` does with its config: the
-``env`` section to the env factory, ``sampler`` to the sampler, ``algo`` (+ ``optim`` as
+Box: command line, the pipeline's last stage (``RunSpec`` -> :func:`rlpyt.cli.resolve.resolve`
+-> :func:`rlpyt.cli.config.build_config` -> :func:`instantiate`); :func:`build_components`
+runs the whole pipeline. It does what a train script in ``experiments/scripts`` does with its
+config: ``env`` to the env factory, ``sampler`` to the sampler, ``algo`` (+ ``optim`` as
 ``optim_kwargs``) to the algorithm, ``agent`` (+ ``model`` as ``model_kwargs``) to the agent,
-``runner`` to the runner; the RunSpec's fields (env, steps, seed, evaluation, ``--set``
-overrides) are written into the config first, so params.json shows what ran.
+``runner`` to the runner. Nothing starts: :meth:`Components.make_runner` builds the runner.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from rlpyt.cli.overrides import apply_overrides
-from rlpyt.cli.registry import (
-    COLLECTORS,
-    RUNNERS,
-    SAMPLERS,
-    AlgoEntry,
-    Components,
-    RunSpec,
-    env_kind,
-    import_object,
-    load_config,
-    valid_override_keys,
-)
+from rlpyt.cli.config import BuiltConfig, build_config, keywords
+from rlpyt.cli.registry import ASYNC_COLLECTORS, ASYNC_SAMPLERS, COLLECTORS, SAMPLERS, import_object
+from rlpyt.cli.resolve import resolve
+from rlpyt.cli.spec import RunSpec
 
-# Evaluation envs per log point when --eval-episodes asks for N episodes (N envs at most).
-MAX_EVAL_ENVS = 5
-# Step budget per evaluation episode when the env declares no time limit.
-DEFAULT_EVAL_HORIZON = 27_000
+__all__ = ["Components", "build_components", "instantiate"]
+
+DEFAULT_RANKS = 2
+"""Processes of a ``--runner sync`` run started by the CLI without ``--ranks``."""
+
+ENV_MAKERS = {
+    None: "rlpyt.envs.gym:make",
+    "gymnasium": "rlpyt.envs.gym_vector:make_vec",
+    "envpool": "rlpyt.envs.envpool:make",
+}
+"""Vector backend (None: per-env) -> the sampler's ``EnvCls`` for gymnasium ids."""
 
 
-def compose(spec: RunSpec, entry: AlgoEntry) -> Components:
-    """See :func:`rlpyt.cli.registry.build_components`."""
-    env = spec.env if spec.env is not None else _config_env(spec, entry)
-    kind, env_kwargs = env_kind(env)
-    agent_cls: Any = entry.load_agent_cls(kind)
-    config, optim_path = load_config(spec, entry, kind)
-    _set_env(config, env_kwargs)
-    _set_runner(config, spec)
-    _set_evaluation(config, spec.eval_episodes, env_kwargs)
-    optim_cls = import_object(optim_path or "torch.optim:Adam")
-    algo_cls = entry.load_algo_cls()
-    classes = {
-        "algo": algo_cls,
-        "agent": agent_cls,
-        "optim": optim_cls,
-        "runner": import_object(
-            RUNNERS["MinibatchRlEval" if _evaluates(config) else "MinibatchRl"]
-        ),
-    }
-    if "model" in config:
-        classes["model"] = agent_cls.default_model_cls
-    env_cls, traj_info_cls = _env_classes(kind)
-    if kind == "atari":
-        classes["env"] = env_cls
-    config = apply_overrides(config, spec.overrides, valid_override_keys(config, classes))
-    runner_cls = import_object(RUNNERS["MinibatchRlEval" if _evaluates(config) else "MinibatchRl"])
-    sampler = _make_sampler(spec.sampler, config, env_cls, traj_info_cls)
+@dataclass
+class Components:
+    """A fully composed run, not started.
+
+    ``runner_cls(algo=..., agent=..., sampler=..., **runner_kwargs).train()`` starts it;
+    :meth:`make_runner` does that composition.
+
+    Attributes:
+        algo, agent, sampler: The constructed components.
+        runner_cls: ``MinibatchRl``, ``SyncRl``, ``AsyncRl`` or their ``*Eval`` twins.
+        runner_kwargs: Keywords of the runner besides algo, agent and sampler.
+        EnvCls: The env factory (``AtariEnv``, ``rlpyt.envs.gym.make``, a vector-env maker).
+        env_kwargs: Its keywords for one training env.
+        config: The final config dict (what params.json records).
+        env_kind: One of :data:`rlpyt.cli.envs.ENV_KINDS`.
+        TrajInfoCls: The trajectory-info class the sampler uses.
+        runner_kind: ``minibatch``, ``sync`` or ``async``.
+    """
+
+    algo: Any
+    agent: Any
+    sampler: Any
+    runner_cls: type
+    runner_kwargs: dict[str, Any]
+    EnvCls: Any  # noqa: N815 (rlpyt's name)
+    env_kwargs: dict[str, Any]
+    config: dict[str, Any]
+    env_kind: str
+    TrajInfoCls: type  # noqa: N815
+    runner_kind: str = "minibatch"
+
+    def make_runner(self) -> Any:
+        """The runner over these components."""
+        return self.runner_cls(
+            algo=self.algo, agent=self.agent, sampler=self.sampler, **self.runner_kwargs
+        )
+
+
+def build_components(spec: RunSpec) -> Components:
+    """Resolve ``spec``, build its config and instantiate the run (nothing starts).
+
+    Raises:
+        ValueError: unknown algorithm, env, sampler, runner, config or override key, or an
+            option the chosen classes do not take (each message says what exists).
+    """
+    return instantiate(build_config(resolve(spec)))
+
+
+def instantiate(built: BuiltConfig) -> Components:
+    """Construct sampler, algorithm and agent of a built config, and the runner's keywords."""
+    config, classes = built.config, built.classes
+    kind = built.resolution.kind
+    env_cls, traj_info_cls = env_classes(kind, built.vector)
+    sampler = make_sampler(built, env_cls, traj_info_cls)
     algo_kwargs: dict[str, Any] = dict(optim_kwargs=config["optim"], **config["algo"])
-    if optim_path is not None:
-        algo_kwargs["OptimCls"] = optim_cls
-    algo = algo_cls(**algo_kwargs)
+    if built.optim_cls is not None:
+        algo_kwargs["OptimCls"] = classes["optim"]
     agent_kwargs = dict(config["agent"])
     if "model" in config:
         agent_kwargs["model_kwargs"] = config["model"]
-    agent = agent_cls(**agent_kwargs)
-    runner_kwargs = dict(config["runner"], seed=spec.seed, affinity=_affinity(spec))
-    if spec.target_reward is not None:
-        runner_kwargs["target_reward"] = spec.target_reward
     return Components(
-        algo=algo,
-        agent=agent,
+        algo=classes["algo"](**algo_kwargs),
+        agent=classes["agent"](**agent_kwargs),
         sampler=sampler,
-        runner_cls=runner_cls,
-        runner_kwargs=runner_kwargs,
+        runner_cls=classes["runner"],
+        runner_kwargs=runner_kwargs(built),
         EnvCls=env_cls,
         env_kwargs=dict(config["env"]),
         config=config,
         env_kind=kind,
         TrajInfoCls=traj_info_cls,
+        runner_kind=built.runner,
     )
 
 
-def _config_env(spec: RunSpec, entry: AlgoEntry) -> str:
-    """The env of the chosen config (no ``--env``): its gymnasium id or Atari game."""
-    if spec.config is not None and ":" in spec.config:
-        from rlpyt.cli.registry import _named_config  # noqa: PLC0415
-
-        first = next(iter(entry.configs.values()))
-        env = _named_config(spec.config, first).load()["env"]
-    else:
-        env = next(iter(entry.configs.values())).load()["env"]
-    return str(env.get("id", env.get("game")))
-
-
-def _set_env(config: dict[str, Any], env_kwargs: dict[str, Any]) -> None:
-    """Point ``env`` (and ``eval_env``) at the chosen env, keeping their other settings."""
-    for section in ("env", "eval_env"):
-        if section in config:
-            kept = {k: v for k, v in config[section].items() if k not in ("id", "game")}
-            config[section] = {**env_kwargs, **kept}
-
-
-def _set_runner(config: dict[str, Any], spec: RunSpec) -> None:
-    runner = config.setdefault("runner", {})
-    if spec.steps is not None:
-        runner["n_steps"] = spec.steps
-    if spec.log_interval_steps is not None:
-        runner["log_interval_steps"] = spec.log_interval_steps
-
-
-def _set_evaluation(config: dict[str, Any], episodes: int | None, env_kwargs: dict) -> None:
-    """``episodes``: None leaves the config's choice, 0 drops evaluation, N > 0 asks for N."""
-    if episodes is None:
-        return
-    sampler = config["sampler"]
-    if episodes == 0:
-        for key in ("eval_n_envs", "eval_max_steps", "eval_max_trajectories"):
-            sampler.pop(key, None)
-        config.pop("eval_env", None)
-        return
-    config.setdefault("eval_env", dict(config["env"]))
-    sampler["eval_n_envs"] = min(episodes, MAX_EVAL_ENVS)
-    sampler["eval_max_trajectories"] = episodes
-    sampler["eval_max_steps"] = episodes * _horizon(env_kwargs)
-
-
-def _horizon(env_kwargs: dict[str, Any]) -> int:
-    if "id" not in env_kwargs:
-        return DEFAULT_EVAL_HORIZON
-    import gymnasium  # noqa: PLC0415
-
-    steps = gymnasium.spec(env_kwargs["id"]).max_episode_steps
-    return int(steps) if steps else DEFAULT_EVAL_HORIZON
-
-
-def _evaluates(config: dict[str, Any]) -> bool:
-    return int(config["sampler"].get("eval_n_envs", 0) or 0) > 0
-
-
-def _env_classes(kind: str) -> tuple[Any, type]:
+def env_classes(kind: str, vector: str | None) -> tuple[Any, type]:
+    """The env factory and TrajInfo class for an env kind and vector backend."""
     if kind == "atari":
         from rlpyt.envs.atari.atari_env import AtariEnv, AtariTrajInfo  # noqa: PLC0415
 
-        return AtariEnv, AtariTrajInfo
-    from rlpyt.envs.gym import make  # noqa: PLC0415
+        return (AtariEnv if vector is None else import_object(ENV_MAKERS[vector])), AtariTrajInfo
     from rlpyt.envs.traj_info import TrajInfo  # noqa: PLC0415
 
-    return make, TrajInfo
+    return import_object(ENV_MAKERS[vector]), TrajInfo
 
 
-def _make_sampler(name: str, config: dict[str, Any], env_cls: Any, traj_info_cls: type) -> Any:
+def make_sampler(built: BuiltConfig, env_cls: Any, traj_info_cls: type) -> Any:
+    """The sampler of the run (an asynchronous one under ``--runner async``)."""
+    name = built.resolution.spec.sampler
     sampler_path, family = SAMPLERS[name]
+    collector_path = COLLECTORS[family]
+    if built.runner == "async":
+        sampler_path, collector_path = ASYNC_SAMPLERS[name], ASYNC_COLLECTORS[family]
+    config = built.config
     kwargs = dict(config["sampler"])
-    if "eval_env" in config and _evaluates(config):
+    if "eval_env" in config and built.evaluates:
         kwargs["eval_env_kwargs"] = config["eval_env"]
     return import_object(sampler_path)(
         EnvCls=env_cls,
         env_kwargs=config["env"],
-        CollectorCls=import_object(COLLECTORS[family]),
+        CollectorCls=import_object(collector_path),
         TrajInfoCls=traj_info_cls,
         **kwargs,
     )
 
 
-def _affinity(spec: RunSpec) -> dict[str, Any]:
+def runner_kwargs(built: BuiltConfig) -> dict[str, Any]:
+    """The runner's keywords: the config's ``runner`` section, seed, affinity and flags.
+
+    Raises:
+        ValueError: ``--target-reward`` or ``--no-check-finite`` for a runner without that
+            keyword.
+    """
+    spec = built.resolution.spec
+    kwargs = dict(built.config["runner"], seed=spec.seed, affinity=affinity(built))
+    accepted = keywords(built.classes["runner"])
+    if spec.target_reward is not None:
+        _require(accepted, "target_reward", "--target-reward", built)
+        kwargs["target_reward"] = spec.target_reward
+    if not spec.check_finite:
+        _require(accepted, "check_finite", "--no-check-finite", built)
+        kwargs["check_finite"] = False
+    return kwargs
+
+
+def _require(accepted: list[str], keyword: str, flag: str, built: BuiltConfig) -> None:
+    if keyword not in accepted:
+        runner = built.classes["runner"].__name__
+        raise ValueError(f"{flag}: {runner} (--runner {built.runner}) has no {keyword} keyword.")
+
+
+def affinity(built: BuiltConfig) -> Any:
+    """The runner's affinity: unpinned worker CPUs; one dict per rank; async's two parts."""
+    spec = built.resolution.spec
+    workers = worker_affinity(spec)
+    if built.runner == "async":
+        return {"optimizer": [{}], "sampler": workers}
+    if built.runner == "sync":
+        from rlpyt.runners.sync_ranks import torchrun_env  # noqa: PLC0415
+
+        rank = dict(workers, master_torch_threads=1, set_affinity=False)
+        return rank if torchrun_env() is not None else [rank] * (spec.ranks or DEFAULT_RANKS)
+    return workers
+
+
+def worker_affinity(spec: RunSpec) -> dict[str, Any]:
     """Worker CPUs for a parallel sampler, never pinned (the OS places the processes)."""
     if spec.sampler == "serial":
         return {}

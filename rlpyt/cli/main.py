@@ -2,7 +2,7 @@
 
 Box: command line. Installed as the ``rlpyt`` console script (``setup.py``) and run by
 ``python -m rlpyt``. Each subcommand lives in its own module of :mod:`rlpyt.cli` and composes
-the library's classes through :mod:`rlpyt.cli.registry`.
+the library's classes through :func:`rlpyt.cli.compose.build_components`.
 """
 
 from __future__ import annotations

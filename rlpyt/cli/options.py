@@ -2,7 +2,7 @@
 
 Box: command line. :func:`run_options` adds the options that describe one run (env, sampler,
 steps, seed, ``--set``, config, evaluation) to a click command; :func:`spec_from_options`
-turns their values into a :class:`~rlpyt.cli.registry.RunSpec`. :class:`AlgorithmType` is the
+turns their values into a :class:`~rlpyt.cli.spec.RunSpec`. :class:`AlgorithmType` is the
 ``ALGO`` argument: the registered names, with the closest one suggested on a typo.
 """
 
@@ -15,7 +15,8 @@ from typing import Any
 import click
 
 from rlpyt.cli.overrides import parse_assignments
-from rlpyt.cli.registry import ALGORITHMS, SAMPLERS, RunSpec
+from rlpyt.cli.registry import ALGORITHMS, SAMPLERS
+from rlpyt.cli.spec import RunSpec
 
 
 class AlgorithmType(click.Choice):

@@ -3,7 +3,7 @@
 Box: command line. ``rlpyt train``, ``rlpyt sweep`` and ``rlpyt tune`` parse each ``--set``
 with :func:`parse_assignment` and apply them with :func:`apply_overrides`, which refuses a key
 that is neither in the config nor a keyword of the class the section is splatted into (the
-registry passes those as ``extra_keys``), naming the valid keys and the closest match.
+composition passes those as ``extra_keys``), naming the valid keys and the closest match.
 """
 
 from __future__ import annotations

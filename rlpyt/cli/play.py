@@ -24,7 +24,8 @@ import click
 import gymnasium
 import numpy as np
 
-from rlpyt.cli.registry import RunSpec, build_components
+from rlpyt.cli.compose import build_components
+from rlpyt.cli.spec import RunSpec
 from rlpyt.distributions.categorical import Categorical
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.envs.traj_info import TrajInfo
@@ -151,7 +152,7 @@ def load_play_setup(run_dir: str) -> PlaySetup:
 
 
 def _from_cli_section(cli: dict[str, Any]) -> tuple[Any, Callable, dict, Callable]:
-    """Agent, EnvCls, env_kwargs and TrajInfoCls through the CLI registry."""
+    """Agent, EnvCls, env_kwargs and TrajInfoCls through the CLI's composition."""
     try:
         components = build_components(RunSpec.from_dict(cli))
     except (KeyError, TypeError, ValueError) as error:

@@ -3,120 +3,28 @@
 Box: command line, on top of the launching box. The grid (``--grid key=v1,v2`` or a YAML file)
 becomes ``VariantLevel`` s crossed by ``make_variants``; ``run_experiments`` (or its submitit /
 Ray twins) starts :mod:`rlpyt.cli.sweep_run` once per setting and seed, per rlpyt's train-script
-contract, with the run's :class:`~rlpyt.cli.registry.RunSpec` as the config argument. Every
+contract, with the run's :class:`~rlpyt.cli.spec.RunSpec` as the config argument. Every
 setting is composed once before anything starts, so a bad key fails at once.
 """
 
 from __future__ import annotations
 
-import ast
 import os
-import re
 from typing import Any
 
 import click
 
+from rlpyt.cli.compose import build_components
+from rlpyt.cli.grid import flatten_variant, load_sweep_file, make_grid, parse_grid_option
 from rlpyt.cli.options import AlgorithmType, run_options, spec_from_options
-from rlpyt.cli.overrides import parse_value
-from rlpyt.cli.registry import RunSpec, build_components
+from rlpyt.cli.spec import RunSpec
+from rlpyt.cli.sweep_run import encode_spec
+
+__all__ = ["flatten_variant", "load_sweep_file", "make_grid", "parse_grid_option", "sweep"]
 
 LAUNCHERS = ("local", "submitit", "ray")
-
-# Keys a sweep file may hold; each matches the command-line option of the same name.
-FILE_KEYS = frozenset(
-    {"algo", "env", "sampler", "n_workers", "steps", "seed", "config", "config_file", "seeds"}
-    | {"target_reward", "eval_episodes", "log_interval_steps", "set", "grid"}
-)
-
-
-def parse_grid_option(text: str) -> tuple[str, list[Any]]:
-    """``"algo.learning_rate=3e-4,1e-3"`` -> ``("algo.learning_rate", [0.0003, 0.001])``.
-
-    Values are Python literals separated by commas (``model.hidden_sizes=[32,32],[64,64]``
-    gives two lists); text that is no literal stays a string.
-
-    Raises:
-        ValueError: no ``section.key=`` before the values, or no value.
-    """
-    key, sep, values = text.partition("=")
-    key = key.strip()
-    if not sep or "." not in key or not values.strip():
-        raise ValueError(
-            f"--grid {text!r} is not of the form section.key=v1,v2,...; write e.g. "
-            "--grid algo.learning_rate=3e-4,1e-3."
-        )
-    try:
-        parsed = ast.literal_eval(f"[{values}]")
-    except (ValueError, SyntaxError):
-        parsed = [parse_value(value) for value in values.split(",")]
-    return key, list(parsed)
-
-
-def load_sweep_file(path: str) -> dict[str, Any]:
-    """A sweep YAML (or JSON) file as a dict; unknown keys fail with the valid ones.
-
-    Example::
-
-        algo: ppo
-        env: CartPole-v1
-        steps: 20000
-        seeds: 2
-        set: {algo.epochs: 4}
-        grid:
-          algo.learning_rate: [3.0e-4, 1.0e-3]
-    """
-    import yaml  # noqa: PLC0415 (JSON is YAML too)
-
-    with open(path, encoding="utf-8") as f:
-        data = yaml.safe_load(f) or {}
-    if not isinstance(data, dict):
-        raise ValueError(f"Sweep file {path!r} must hold a mapping, not {type(data).__name__}.")
-    unknown = sorted(set(data) - FILE_KEYS)
-    if unknown:
-        raise ValueError(
-            f"Sweep file {path!r}: unknown keys {unknown}; valid keys: {sorted(FILE_KEYS)}."
-        )
-    for section in ("set", "grid"):
-        if not isinstance(data.get(section, {}), dict):
-            raise ValueError(f"Sweep file {path!r}: {section!r} must map section.key to values.")
-    return data
-
-
-def make_grid(grid: dict[str, list[Any]]) -> tuple[list[dict], list[str]]:
-    """Variants (nested override dicts) and their folders: every combination of the grid.
-
-    An empty grid gives one setting with no overrides, in the folder ``default``.
-    """
-    from rlpyt.utils.launching.variant import VariantLevel, make_variants  # noqa: PLC0415
-
-    if not grid:
-        return [{}], ["default"]
-    levels = [
-        VariantLevel(
-            keys=[tuple(key.split("."))],
-            values=[(value,) for value in values],
-            dir_names=[_dir_name(key, value) for value in values],
-        )
-        for key, values in grid.items()
-    ]
-    return make_variants(*levels)
-
-
-def _dir_name(key: str, value: Any) -> str:
-    text = f"{key.rsplit('.', 1)[-1]}_{value}"
-    return re.sub(r"[^A-Za-z0-9_.=+-]+", "", text.replace(" ", "").replace(",", "-"))
-
-
-def flatten_variant(variant: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """``{"algo": {"learning_rate": 1e-3}}`` -> ``{"algo.learning_rate": 1e-3}``."""
-    flat: dict[str, Any] = {}
-    for key, value in variant.items():
-        if isinstance(value, dict):
-            flat.update(flatten_variant(value, f"{prefix}{key}."))
-        else:
-            flat[f"{prefix}{key}"] = value
-    return flat
-
+SWEEP_RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sweep_run.py")
+"""The train script each run of a sweep starts (rlpyt's train-script contract)."""
 
 SWEEP_HELP = """Run ALGO over a grid of settings, several seeds each, as one sweep folder.
 
@@ -217,15 +125,13 @@ def sweep(
     click.echo(f"{len(variants)} settings x {seeds} seeds: {', '.join(log_dirs)}")
     if dry_run:
         return
-    from rlpyt.cli import sweep_run  # noqa: PLC0415
-
     args = dict(
-        script=os.path.abspath(sweep_run.__file__),
+        script=SWEEP_RUN_SCRIPT,
         experiment_title=title,
         runs_per_setting=seeds,
         variants=variants,
         log_dirs=log_dirs,
-        common_args=(sweep_run.encode_spec(spec),),
+        common_args=(encode_spec(spec),),
         root_log_dir=None if root_log_dir is None else os.path.abspath(root_log_dir),
     )
     exp_dir, failed = _launch(launcher, args, spec, cores, cluster)

@@ -5,7 +5,7 @@ Box: command line. Follows rlpyt's train-script contract::
     python sweep_run.py <slot_affinity_code> <log_dir> <run_ID> <run_spec_json>
 
 The fourth argument (the "config key" of ordinary train scripts) is the sweep's common
-:class:`~rlpyt.cli.registry.RunSpec` as JSON (:func:`encode_spec`); this run's setting comes
+:class:`~rlpyt.cli.spec.RunSpec` as JSON (:func:`encode_spec`); this run's setting comes
 from ``<log_dir>/variant_config.json`` as ``--set`` overrides, and its seed is the spec's seed
 plus ``run_ID`` (random when the spec has none). Training is :func:`rlpyt.cli.train.run_training`.
 """
@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 import sys
 
-from rlpyt.cli.registry import RunSpec
+from rlpyt.cli.grid import flatten_variant
+from rlpyt.cli.spec import RunSpec
 
 
 def encode_spec(spec: RunSpec) -> str:
@@ -25,7 +26,6 @@ def encode_spec(spec: RunSpec) -> str:
 
 def build_and_train(slot_affinity_code: str, log_dir: str, run_ID: str, spec_json: str) -> None:  # noqa: N803
     """Train one run of the sweep into ``<log_dir>/run_<run_ID>``."""
-    from rlpyt.cli.sweep import flatten_variant  # noqa: PLC0415
     from rlpyt.cli.train import run_training  # noqa: PLC0415
     from rlpyt.utils.launching.affinity import affinity_from_code  # noqa: PLC0415
     from rlpyt.utils.launching.variant import load_variant  # noqa: PLC0415

@@ -1,7 +1,7 @@
 """``rlpyt train``: one training run from the command line, and resuming one.
 
-Box: command line. The command turns its options into a :class:`~rlpyt.cli.registry.RunSpec`;
-:func:`run_training` composes the run with :func:`~rlpyt.cli.registry.build_components` and
+Box: command line. The command turns its options into a :class:`~rlpyt.cli.spec.RunSpec`;
+:func:`run_training` composes the run with :func:`~rlpyt.cli.compose.build_components` and
 trains it inside ``logger_context`` exactly as a train script would, recording the spec under
 ``"cli"`` in params.json (``rlpyt play`` and ``--resume`` rebuild the run from it). ``rlpyt
 sweep`` runs :func:`run_training` in each of its runs.
@@ -16,8 +16,9 @@ from typing import Any
 
 import click
 
+from rlpyt.cli.compose import Components, build_components
 from rlpyt.cli.options import AlgorithmType, algorithms_help, run_options, spec_from_options
-from rlpyt.cli.registry import Components, RunSpec, build_components
+from rlpyt.cli.spec import RunSpec
 
 SNAPSHOT_MODES = ("last", "all", "none")
 RUN_FOLDER = re.compile(r"^run_(\d+)$")

@@ -2,7 +2,7 @@
 
 Box: command line (``rlpyt.cli.main`` adds this command to the ``rlpyt`` group). Each trial
 is one ordinary run: Optuna suggests values for the keys of a search space (dotted config keys,
-as ``--set`` takes them), :func:`rlpyt.cli.registry.build_components` composes the run, and the
+as ``--set`` takes them), :func:`rlpyt.cli.compose.build_components` composes the run, and the
 runner's ``iter_train()`` yields each logged row; the row's return (``--metric``, by default
 ``ReturnAverage``: the trailing training return, or the evaluation return when the run
 evaluates) is reported to the trial at its ``CumSteps``, and a trial the pruner judges
@@ -30,8 +30,9 @@ from typing import Any
 
 import click
 
+from rlpyt.cli.compose import build_components
 from rlpyt.cli.options import AlgorithmType, run_options, spec_from_options
-from rlpyt.cli.registry import RunSpec, build_components
+from rlpyt.cli.spec import RunSpec
 from rlpyt.utils.logging.context import logger_context, record_params_section
 from rlpyt.utils.seed import make_seed
 

@@ -23,7 +23,9 @@ import numpy as np
 import pytest
 import torch
 
-from rlpyt.cli.registry import ALGORITHMS, RunSpec, build_components
+from rlpyt.cli.compose import build_components
+from rlpyt.cli.registry import ALGORITHMS
+from rlpyt.cli.spec import RunSpec
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EPISODE = re.compile(r"Episode (\d+): return (\S+), length (\d+)")

@@ -10,15 +10,11 @@ import pytest
 
 import rlpyt.algos
 from rlpyt.algos.base import RlAlgorithm
+from rlpyt.cli.compose import build_components
+from rlpyt.cli.envs import atari_game, env_kind
 from rlpyt.cli.overrides import apply_overrides, parse_assignment, parse_value
-from rlpyt.cli.registry import (
-    ALGORITHMS,
-    RunSpec,
-    atari_game,
-    build_components,
-    env_kind,
-    get_algorithm,
-)
+from rlpyt.cli.registry import ALGORITHMS, get_algorithm
+from rlpyt.cli.spec import RunSpec
 from rlpyt.cli.sweep import flatten_variant, make_grid, parse_grid_option
 
 
