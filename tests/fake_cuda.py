@@ -1,0 +1,152 @@
+"""A second device on a CPU-only machine, for catching host/device mix-ups in CI.
+
+CI has no GPU, and the bug class that crashes rlpyt on one is always the same: a tensor left on
+the host meets a tensor on the device in one op (a CPU index gathered from CUDA Q-values, a CPU
+importance weight times a CUDA loss). ``FakeCuda`` is a ``TorchFunctionMode`` that gives the
+CPU a twin called ``cuda:0``: every tensor carries a mark saying which of the two it is "on", the
+mark follows data through ops, ``.to("cuda")``/``.cuda()``/``device=cuda`` creations set it,
+``.to("cpu")``/``.cpu()`` clear it, and an op that mixes marked and unmarked tensors fails with
+torch's own message, as CUDA would. Everything still computes on the CPU, so a whole training
+run (runner, sampler, agent, algorithm, replay) can go through it in a unit test.
+
+Rules it follows (those of real CUDA tensors):
+- 0-dim host tensors may meet device tensors (CUDA accepts CPU scalars).
+- A device tensor may be indexed with host indexes; a host tensor may not be indexed with
+  device indexes. ``copy_`` may cross.
+- ``.numpy()`` / ``__array__`` of a device tensor fail; ``.item()`` / ``.tolist()`` work.
+- A Parameter moved with ``.to(cuda)`` is marked itself (``nn.Module.to`` assigns the moved
+  data to the same Parameter object); its ``.grad`` is marked when read.
+- ``pin_memory()`` returns an unmarked copy (there is no pinned memory without CUDA).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._pytree import tree_flatten
+
+FAKE_DEVICE = torch.device("cuda", 0)
+_MARK = "_rlpyt_on_fake_cuda"
+_CROSSING = {"copy_", "_has_compatible_shallow_copy_type", "is_set_to"}
+_INDEXING = {"__getitem__", "__setitem__", "index_select", "index_put_", "index_put"}
+
+
+def on_fake_cuda(tensor: Any) -> bool:
+    """Whether ``tensor`` is a tensor "on" the fake device."""
+    return isinstance(tensor, torch.Tensor) and getattr(tensor, _MARK, False)
+
+
+def _mark(tree: Any) -> None:
+    for leaf in tree_flatten(tree)[0]:
+        if isinstance(leaf, torch.Tensor):
+            setattr(leaf, _MARK, True)
+
+
+def _is_cuda(device: Any) -> bool:
+    if isinstance(device, int):
+        return True
+    return device is not None and torch.device(device).type == "cuda"
+
+
+def _descriptor_of(func: Any) -> Any:
+    return getattr(func, "__self__", None)
+
+
+class FakeCuda(TorchFunctionMode):
+    """Run torch on the CPU as if marked tensors lived on ``cuda:0`` (see the module doc)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: D105
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", "")
+        if name in ("__get__", "__set__"):
+            return self._descriptor(func, name, args)
+        if name in ("to", "cuda", "cpu") and args and isinstance(args[0], torch.Tensor):
+            return self._move(func, name, args, kwargs)
+        if name in ("numpy", "__array__") and on_fake_cuda(args[0]):
+            raise TypeError(
+                "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy "
+                "the tensor to host memory first. (FakeCuda)"
+            )
+        if name == "pin_memory":
+            return args[0].clone()
+        if _is_cuda(kwargs.get("device")):
+            out = func(*args, **{**kwargs, "device": "cpu"})
+            _mark(out)
+            return out
+        if name in _CROSSING:  # in place across devices: each tensor stays where it is
+            return func(*args, **kwargs)
+        tensors = [x for x in tree_flatten((args, kwargs))[0] if isinstance(x, torch.Tensor)]
+        on_device = [t for t in tensors if on_fake_cuda(t)]
+        if on_device:
+            self._check_same_device(name, args, tensors)
+        out = func(*args, **kwargs)
+        if on_device and name not in ("cpu", "tolist", "item"):
+            _mark(out)
+        return out
+
+    def _descriptor(self, func: Any, name: str, args: tuple) -> Any:
+        owner = _descriptor_of(func)
+        tensor = args[0] if args else None
+        if name == "__get__" and on_fake_cuda(tensor):
+            if owner is torch.Tensor.device:
+                return FAKE_DEVICE
+            if owner is torch.Tensor.is_cuda:
+                return True
+            out = func(*args)
+            _mark(out)  # .grad, .data, .T, ... of a device tensor are on the device
+            return out
+        out = func(*args)
+        if name == "__set__" and owner is torch.Tensor.data and on_fake_cuda(args[1]):
+            _mark(tensor)  # nn.Module.to: param.data = moved
+        return out
+
+    def _move(self, func: Any, name: str, args: tuple, kwargs: dict) -> torch.Tensor:
+        source = args[0]
+        target = self._target(name, args, kwargs)
+        if target is None:  # dtype-only conversion: stays where it is
+            out = func(*args, **kwargs)
+            if on_fake_cuda(source):
+                _mark(out)
+            return out
+        dtype = kwargs.get("dtype") or next(
+            (a for a in args[1:] if isinstance(a, torch.dtype)), source.dtype
+        )
+        out = source.to(dtype=dtype)
+        if out is source:
+            out = source.view_as(source)  # a new tensor object, so marks stay per side
+        if target == "cuda":
+            _mark(out)
+            if isinstance(source, torch.nn.Parameter):
+                _mark(source)
+        return out
+
+    @staticmethod
+    def _target(name: str, args: tuple, kwargs: dict) -> str | None:
+        if name in ("cpu", "cuda"):
+            return name
+        other = next((a for a in args[1:] if isinstance(a, torch.Tensor)), kwargs.get("other"))
+        if other is not None:
+            return "cuda" if on_fake_cuda(other) else "cpu"
+        device = kwargs.get("device")
+        if device is None:
+            device = next((a for a in args[1:] if isinstance(a, str | int | torch.device)), None)
+        if device is None:
+            return None
+        return "cuda" if _is_cuda(device) else "cpu"
+
+    @staticmethod
+    def _check_same_device(name: str, args: tuple, tensors: list[torch.Tensor]) -> None:
+        if name in _INDEXING and args and on_fake_cuda(args[0]):
+            rest = tree_flatten(args[2:])[0]  # the assigned value of __setitem__ / index_put
+            host = [t for t in rest if isinstance(t, torch.Tensor) and not on_fake_cuda(t)]
+        else:
+            host = [t for t in tensors if not on_fake_cuda(t)]
+        host = [t for t in host if t.dim() > 0]
+        if host:
+            shapes = ", ".join(str(tuple(t.shape)) for t in host)
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two "
+                f"devices, cuda:0 and cpu! ({name}; host tensors of shapes {shapes}; FakeCuda)"
+            )
