@@ -60,9 +60,9 @@ R2D1_MODEL = dict(hidden_sizes=[16], lstm_size=8, head_size=16)
 
 # family -> (env id, algorithm, agent, the OptInfo field that holds its loss)
 FAMILIES = {
-    "a2c": ("CartPole-v1", lambda: A2C(), lambda: ClassicFfAgent(), "loss"),
-    "ppo": ("CartPole-v1", lambda: PPO(minibatches=2), lambda: ClassicFfAgent(), "loss"),
-    "ppo_lstm": ("CartPole-v1", lambda: PPO(minibatches=1), lambda: ClassicLstmAgent(), "loss"),
+    "a2c": ("CartPole-v1", A2C, ClassicFfAgent, "loss"),
+    "ppo": ("CartPole-v1", lambda: PPO(minibatches=2), ClassicFfAgent, "loss"),
+    "ppo_lstm": ("CartPole-v1", lambda: PPO(minibatches=1), ClassicLstmAgent, "loss"),
     "dqn": (
         "CartPole-v1",
         lambda: DQN(**DQN_ALGO),
