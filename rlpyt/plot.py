@@ -145,7 +145,7 @@ def _check_columns(runs: Sequence[Run], columns: Sequence[str]) -> None:
         if missing:
             raise ValueError(
                 f"{run.path}/progress.csv has no column {missing}; its columns are "
-                f"{sorted(run.progress)}. Choose --x/--y among them."
+                f"{sorted(run.progress)}. Choose the x and y columns among them."
             )
 
 

@@ -69,14 +69,25 @@ class Components:
         )
 
 
-def build_components(spec: RunSpec) -> Components:
+def build_components(spec: RunSpec, check: bool = False) -> Components:
     """Resolve ``spec``, build its config and instantiate the run (nothing starts).
 
+    Args:
+        spec: The run.
+        check: Also build, on throwaway copies, what the runner's start-up builds (one env,
+            the agent's model, the optimizer, the runner), so that a bad value fails here,
+            before any run folder exists (:func:`check_buildable`).
+
     Raises:
-        ValueError: unknown algorithm, env, sampler, runner, config or override key, or an
-            option the chosen classes do not take (each message says what exists).
+        ValueError: unknown algorithm, env, sampler, runner, config or override key, an
+            option the chosen classes do not take, or a value they refuse (each message says
+            what is wrong).
     """
-    return instantiate(build_config(resolve(spec)))
+    built = build_config(resolve(spec))
+    components = instantiate(built)
+    if check:
+        check_buildable(built)
+    return components
 
 
 def instantiate(built: BuiltConfig) -> Components:
@@ -92,8 +103,8 @@ def instantiate(built: BuiltConfig) -> Components:
     if "model" in config:
         agent_kwargs["model_kwargs"] = config["model"]
     return Components(
-        algo=classes["algo"](**algo_kwargs),
-        agent=classes["agent"](**agent_kwargs),
+        algo=construct(classes["algo"], algo_kwargs),
+        agent=construct(classes["agent"], agent_kwargs),
         sampler=sampler,
         runner_cls=classes["runner"],
         runner_kwargs=runner_kwargs(built),
@@ -128,13 +139,80 @@ def make_sampler(built: BuiltConfig, env_cls: Any, traj_info_cls: type) -> Any:
     kwargs = dict(config["sampler"])
     if "eval_env" in config and built.evaluates:
         kwargs["eval_env_kwargs"] = config["eval_env"]
-    return import_object(sampler_path)(
+    kwargs.update(
         EnvCls=env_cls,
         env_kwargs=config["env"],
         CollectorCls=import_object(collector_path),
         TrajInfoCls=traj_info_cls,
-        **kwargs,
     )
+    return construct(import_object(sampler_path), kwargs)
+
+
+def construct(cls: Any, kwargs: dict[str, Any]) -> Any:
+    """``cls(**kwargs)``; a value it refuses (TypeError or ValueError) becomes a ValueError."""
+    try:
+        return cls(**kwargs)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(_refused(cls.__name__, exc)) from None
+
+
+def _refused(what: str, exc: BaseException) -> str:
+    message = str(exc)
+    return message if message.startswith(what) else f"{what}: {type(exc).__name__}: {message}"
+
+
+# Errors that a bad config value raises while a component is built (torch raises RuntimeError
+# for impossible layer sizes, IndexError and KeyError come from malformed nested values).
+BUILD_ERRORS = (TypeError, ValueError, RuntimeError, KeyError, IndexError, OverflowError)
+
+
+def check_buildable(built: BuiltConfig) -> None:
+    """Build what the runner's start-up builds, on throwaway copies, and close it again.
+
+    One env (its spaces), the agent initialized on them (its model), the algorithm's
+    optimizer over the model's parameters, and the runner object: a value the config holds
+    that one of them refuses fails here, before a run folder or worker process exists.
+
+    Raises:
+        ValueError: naming the part that failed and the error it raised.
+    """
+    probe = instantiate(built)
+    step = "making one env"
+    env = None
+    try:
+        env = _one_env(probe.EnvCls, probe.env_kwargs)
+        step = f"building the {type(probe.agent).__name__} and its model"
+        probe.agent.initialize(env.spaces, share_memory=False, global_B=1, env_ranks=[0])
+        step = f"building the optimizer of {type(probe.algo).__name__}"
+        _make_optimizer(probe.algo, probe.agent)
+        step = f"building the runner {probe.runner_cls.__name__}"
+        probe.make_runner()
+    except BUILD_ERRORS as exc:
+        raise ValueError(
+            f"The run cannot be built ({step}): {type(exc).__name__}: {exc}. Check the --set, "
+            "--config and --config-file values (`rlpyt train ... --show-config` prints them)."
+        ) from None
+    finally:
+        if env is not None:
+            env.close()
+
+
+def _one_env(env_cls: Any, env_kwargs: dict[str, Any]) -> Any:
+    """One env of the run (row 0 of a one-env vector env for a vector-env maker)."""
+    from rlpyt.envs.vector import SingleEnvView, is_vector_env_maker  # noqa: PLC0415
+
+    if is_vector_env_maker(env_cls):
+        return SingleEnvView(env_cls(num_envs=1, **env_kwargs))
+    return env_cls(**env_kwargs)
+
+
+def _make_optimizer(algo: Any, agent: Any) -> None:
+    """``OptimCls(parameters, lr, **optim_kwargs)`` as the algorithm will call it."""
+    optim_cls = getattr(algo, "OptimCls", None)
+    if optim_cls is None:
+        return
+    learning_rate = getattr(algo, "learning_rate", None) or 1e-3
+    optim_cls(agent.parameters(), lr=learning_rate, **(getattr(algo, "optim_kwargs", None) or {}))
 
 
 def runner_kwargs(built: BuiltConfig) -> dict[str, Any]:

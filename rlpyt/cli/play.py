@@ -16,6 +16,7 @@ import importlib
 import json
 import os
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -252,6 +253,12 @@ def make_env(setup: PlaySetup, render_mode: str | None) -> Any:
         PlayError: ``render_mode="human"`` for an env that is not a gymnasium env.
     """
     env_kwargs = dict(setup.env_kwargs)
+    if render_mode == "human" and not has_display():
+        raise PlayError(
+            "--render human needs a display, and this session has none (DISPLAY and "
+            "WAYLAND_DISPLAY are unset). Record a video with --video out.mp4 instead, or run "
+            "on a machine with a screen."
+        )
     if setup.EnvCls is gym_make:
         if render_mode is not None:
             env_kwargs["render_mode"] = render_mode
@@ -261,6 +268,18 @@ def make_env(setup: PlaySetup, render_mode: str | None) -> Any:
             "Record a video with --video out.mp4 instead."
         )
     return setup.EnvCls(**env_kwargs)
+
+
+def has_display() -> bool:
+    """Whether a window can open.
+
+    Always off Linux/BSD; there, when an X or Wayland display is set, or an SDL video driver
+    was chosen explicitly (``SDL_VIDEODRIVER``, e.g. ``dummy`` in tests).
+    """
+    if not sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return True
+    names = ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")
+    return any(os.environ.get(name) for name in names)
 
 
 def make_deterministic(agent: Any) -> None:

@@ -165,7 +165,7 @@ def _check_setting(spec: RunSpec, variant: dict[str, Any], log_dir: str) -> None
     trial = RunSpec.from_dict(spec.to_dict())
     trial.overrides.update(flatten_variant(variant))
     try:
-        build_components(trial)
+        build_components(trial, check=True)
     except ValueError as exc:
         raise click.UsageError(f"Setting {log_dir}: {exc}") from None
 

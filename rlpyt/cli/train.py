@@ -44,20 +44,19 @@ def run_training(
     Raises:
         ValueError: the spec names something that does not exist (see ``build_components``).
     """
-    from rlpyt.utils.logging.context import (  # noqa: PLC0415 (CLI start-up stays quick)
-        logger_context,
-        record_params_section,
-    )
+    from rlpyt.utils.logging.context import record_params_section  # noqa: PLC0415 (quick start)
 
     if components is None:
         components = build_components(spec)
     if affinity is not None:
         components.runner_kwargs["affinity"] = affinity
     runner = components.make_runner()
+    run_dir = os.path.join(spec.log_dir, f"run_{spec.run_ID}")
+    runner.resume_hint = f"rlpyt train --resume {run_dir}"  # the runner's hints speak CLI
     env = components.env_kwargs
-    name = spec.name or str(env.get("id", env.get("game")))
+    name = spec.name or str(env.get("id", env.get("game", env.get("task_id"))))
     row = None
-    with logger_context(
+    with run_context(components)(
         spec.log_dir,
         spec.run_ID,
         name,
@@ -70,6 +69,17 @@ def run_training(
         for logged in runner.iter_train(resume_from=True if resume else None):
             row = logged
     return run_dir, row
+
+
+def run_context(components: Components) -> Any:
+    """``logger_context``; for ``--runner sync``, its twin that only rank 0 opens."""
+    if components.runner_kind == "sync":
+        from rlpyt.runners.sync_rl import sync_logger_context  # noqa: PLC0415
+
+        return sync_logger_context
+    from rlpyt.utils.logging.context import logger_context  # noqa: PLC0415
+
+    return logger_context
 
 
 def default_log_dir(algo: str, env: str | None) -> str:
@@ -90,38 +100,52 @@ def resume_spec(run_dir: str) -> RunSpec:
     """The RunSpec ``rlpyt train`` recorded in ``run_dir``, pointed at that folder.
 
     Raises:
-        click.ClickException: not a run folder of ``rlpyt train``, or no snapshot in it;
-            the message says what to do instead.
+        click.UsageError: not a run folder of ``rlpyt train``, or no readable snapshot in
+            it; the message says what to do instead.
     """
-    from rlpyt.runners.snapshot import find_snapshot  # noqa: PLC0415
-
     run_dir = os.path.abspath(run_dir)
     params_path = os.path.join(run_dir, "params.json")
     match = RUN_FOLDER.match(os.path.basename(run_dir))
     if not os.path.isfile(params_path) or match is None:
-        raise click.ClickException(
+        raise click.UsageError(
             f"{run_dir} is not a run folder (a run_<N> folder with params.json). Pass the run "
             "folder `rlpyt train` printed, e.g. runs/ppo_CartPole-v1/run_0."
         )
     with open(params_path, encoding="utf-8") as f:
         params = json.load(f)
     if "cli" not in params:
-        raise click.ClickException(
+        raise click.UsageError(
             f"{run_dir} was not made by `rlpyt train` (params.json has no 'cli' section). "
             "Resume it with the script that made it: logger_context(..., resume=True) and "
             "runner.train(resume_from=True)."
         )
+    check_snapshot(run_dir)
+    spec = RunSpec.from_dict(params["cli"])
+    spec.log_dir, spec.run_ID = os.path.dirname(run_dir), int(match.group(1))
+    return spec
+
+
+def check_snapshot(run_dir: str) -> None:
+    """Raise ``click.UsageError`` unless ``run_dir``'s newest snapshot exists and loads."""
+    from rlpyt.runners.snapshot import (  # noqa: PLC0415
+        UnreadableSnapshotError,
+        find_snapshot,
+        load_snapshot,
+    )
+
     try:
-        find_snapshot(run_dir)
+        load_snapshot(find_snapshot(run_dir))
     except FileNotFoundError:
-        raise click.ClickException(
+        raise click.UsageError(
             f"No snapshot in {run_dir} (params.pkl or itr_<N>.pkl), so there is nothing to "
             "resume: the run used --snapshot-mode none or stopped before its first log point. "
             "Start it again with `rlpyt train`."
         ) from None
-    spec = RunSpec.from_dict(params["cli"])
-    spec.log_dir, spec.run_ID = os.path.dirname(run_dir), int(match.group(1))
-    return spec
+    except UnreadableSnapshotError as exc:
+        raise click.UsageError(
+            f"Cannot resume {run_dir}: {exc} Start the run again with `rlpyt train`, or "
+            "restore the snapshot file."
+        ) from None
 
 
 TRAIN_HELP = f"""Train ALGO on an env: one run folder with progress.csv, params.json, snapshots.
@@ -207,7 +231,7 @@ def train(
         spec = spec_from_options(algo, **options)
         spec.log_dir = options["log_dir"] or default_log_dir(algo, spec.env)
         spec.log_dir = os.path.abspath(spec.log_dir)
-    components = _compose(spec)
+    components = _compose(spec, check=not show_config)
     if show_config:
         click.echo(json.dumps(components.config, indent=2))
         return
@@ -219,9 +243,9 @@ def train(
     _report(run_dir, row)
 
 
-def _compose(spec: RunSpec) -> Any:
+def _compose(spec: RunSpec, check: bool) -> Components:
     try:
-        return build_components(spec)
+        return build_components(spec, check=check)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
 

@@ -184,7 +184,7 @@ def check_space_keys(base: RunSpec, space: dict[str, Any]) -> None:
     spec = RunSpec.from_dict(base.to_dict())
     spec.overrides = {**values, **base.overrides}
     try:
-        build_components(spec)
+        build_components(spec, check=True)
     except ValueError as error:
         raise click.UsageError(f"The search space or --set: {error}") from None
 

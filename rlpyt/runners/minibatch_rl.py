@@ -67,6 +67,8 @@ class MinibatchRlBase(BaseRunner):
     log_traj_window: int | None = None  # training TrajInfos kept for logging (None: all)
     diagnostics: TrainingDiagnostics  # made in startup
     progress: TrainingProgressBar = TrainingProgressBar(0, enabled=False)  # drawn from startup
+    # How to continue a stopped run, said in the caller's terms (rlpyt train sets its command).
+    resume_hint = "logger_context(..., resume=True) and runner.train(resume_from=True)"
 
     def __init__(
         self,
@@ -386,10 +388,7 @@ class MinibatchRlBase(BaseRunner):
             return f"No snapshot in {snapshot_dir} yet (the first is saved at the first log point)."
         itr = self.last_snapshot_itr if self.last_snapshot_itr is not None else self._start_itr - 1
         of_itr = f" (iteration {itr})" if itr >= 0 else ""
-        return (
-            f"Last snapshot: {path}{of_itr}; continue with logger_context(..., resume=True) "
-            "and runner.train(resume_from=True)."
-        )
+        return f"Last snapshot: {path}{of_itr}; continue with {self.resume_hint}."
 
     def shutdown(self) -> None:
         """Close the progress bar and stop the sampler (idempotent)."""

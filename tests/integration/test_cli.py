@@ -146,3 +146,46 @@ def test_bad_input_exits_non_zero_naming_problem_and_fix(tmp_path, args, problem
     assert problem in output and fix in output, output
     assert "Traceback" not in result.stdout
     assert not (tmp_path / "runs").exists(), "nothing may start before the input is checked"
+
+
+def _run_folder_with_truncated_snapshot(tmp_path):
+    run_dir = _run_folder_without_snapshot(tmp_path)
+    (run_dir / "params.pkl").write_bytes(b"\x80\x04\x95")  # the first bytes of a pickle
+    return run_dir
+
+
+def _run_folder_with_progress(tmp_path):
+    run_dir = tmp_path / "done" / "run_0"
+    run_dir.mkdir(parents=True)
+    (run_dir / "params.json").write_text(json.dumps({"algo": {"learning_rate": 1e-3}}))
+    (run_dir / "progress.csv").write_text("Diagnostics/CumSteps,ReturnAverage\n10,1.0\n20,2.0\n")
+    return run_dir
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--set", "model.hidden_sizes=abc"], "The run cannot be built (building the"),
+        (["--set", "algo.learning_rate=abc"], "learning_rate='abc' is not a number"),
+        (["--set", "optim.betas=7"], "The run cannot be built (building the optimizer"),
+        (["--resume", "TRUNCATED"], "Cannot resume"),
+    ],
+)
+def test_bad_values_are_usage_errors_before_anything_is_written(tmp_path, args, message):
+    """rc 2 (click's usage error), one message, no traceback, no run folder."""
+    if "TRUNCATED" in args:
+        args = ["--resume", str(_run_folder_with_truncated_snapshot(tmp_path))]
+    else:
+        args = ["ppo", "--env", "CartPole-v1", *args]
+    result = rlpyt("train", *args, cwd=tmp_path)
+    output = " ".join(result.stdout.split())
+    assert result.returncode == 2, output
+    assert message in output and "Traceback" not in output, output
+    assert not (tmp_path / "runs").exists()
+
+
+def test_plot_of_an_unknown_column_names_the_commands_own_options(tmp_path):
+    result = rlpyt("plot", _run_folder_with_progress(tmp_path), "--key", "NoSuchCol", cwd=tmp_path)
+    output = " ".join(result.stdout.split())
+    assert result.returncode != 0 and "has no column ['NoSuchCol']" in output, output
+    assert "--y" not in output and "Traceback" not in output, output

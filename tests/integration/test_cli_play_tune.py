@@ -307,3 +307,16 @@ def test_recorded_keywords_are_rebuilt_or_refused() -> None:
         _rebuild_kwargs({"ModelCls": "no_such_package.Model"}, "agent")
     with pytest.raises(click.ClickException, match="cannot be rebuilt"):
         _rebuild_kwargs({"schedule": "<function <lambda> at 0x7f>"}, "algo")
+
+
+def test_play_render_human_without_a_display_fails_with_a_message(cartpole_run, tmp_path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.pop("SDL_VIDEODRIVER", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "rlpyt", "play", cartpole_run, "--render", "human"],
+        cwd=tmp_path, env={**env, "PYTHONPATH": REPO}, capture_output=True, text=True,
+        timeout=280, check=False,
+    )  # fmt: skip
+    assert result.returncode != 0
+    assert "--render human needs a display" in result.stderr and "--video" in result.stderr
+    assert "Traceback" not in result.stderr
