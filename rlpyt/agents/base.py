@@ -14,10 +14,19 @@ State dict format (one format for every agent, see docs/agents.md): ``state_dict
 single-model agent it is the model's own state dict; agents with several models return a dict
 of state dicts keyed by model name (``"model"`` always among them). ``initial_model_state_dict``
 accepts either form; the ``"model"`` entry is used from the second.
+
+Several models (the replay families): an agent lists its models in ``model_names`` (attributes,
+``"model"`` first), the optimized ones in ``trained_names`` and each target copy with its
+source in ``target_sources``; the base builds, moves, wraps, saves, loads and Polyak-updates
+them all (``update_target``). Only ``model`` is the sampler's (shared memory, parameter sync);
+the others live in the training process. Targets start as copies of their sources and stay in
+eval mode. ``state_dict_keys`` renames a model in the state dict where rlpyt's key differs from
+the attribute (DQN's ``target_model`` is saved as ``"target"``).
 """
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing as mp
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -30,8 +39,10 @@ from rlpyt.agents.recurrent import (  # noqa: F401  (rlpyt's import path for the
     RecurrentAgentMixin,
     recorded_rnn_state,
 )
-from rlpyt.models.utils import strip_ddp_state_dict
+from rlpyt.models.utils import strip_ddp_state_dict, update_state_dict
+from rlpyt.spaces.int_box import IntBox
 from rlpyt.utils.buffer import buffer_to
+from rlpyt.utils.checks import leaf_space, space_kind_error
 from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.synchronize import RWLock
 
@@ -70,6 +81,62 @@ def model_reads_prev_action(model: Any) -> bool:
     return getattr(model, "uses_prev_action", True)
 
 
+def bare(module: torch.nn.Module) -> torch.nn.Module:
+    """The module without a DistributedDataParallel wrapper."""
+    return module.module if isinstance(module, DistributedDataParallel) else module
+
+
+def check_discrete_action_space(action_space: Any, agent_name: str = "Categorical agent") -> None:
+    """Raise unless the action space is one discrete choice among ``0..n-1``.
+
+    That is a gymnasium ``Discrete(n)`` (``start=0``) or a scalar ``IntBox(0, n)``; not a
+    ``MultiDiscrete``, ``MultiBinary``, ``Box``, ``Dict`` or ``Tuple`` space. Used by the
+    categorical policy-gradient agents and the deep-Q agents.
+
+    Raises:
+        ValueError: ``"<agent>: this agent needs a Discrete action space; the env has
+            MultiDiscrete([3 4]). ..."``.
+    """
+    leaf = leaf_space(action_space)
+    if not isinstance(leaf, IntBox) or leaf.shape != ():
+        raise space_kind_error(
+            agent_name,
+            "a Discrete",
+            action_space,
+            "Use a Gaussian agent for continuous actions, or wrap the env in a gymnasium "
+            "ActionWrapper that maps one Discrete choice to its actions.",
+        )
+    if leaf.low != 0:
+        raise space_kind_error(
+            agent_name,
+            "a Discrete (start=0)",
+            action_space,
+            "Its actions are 0..n-1; shift them in a gymnasium ActionWrapper.",
+        )
+
+
+def target_tensor_pairs(
+    pairs: list[tuple[torch.nn.Module, torch.nn.Module]],
+) -> tuple[list[torch.Tensor], list[torch.Tensor], list[tuple[torch.Tensor, torch.Tensor]]]:
+    """The tensors of a Polyak step over ``(target, source)`` module pairs.
+
+    Returns:
+        ``(float target tensors, their source tensors, [(target, source)] of the integer
+        buffers)``, each target tensor the live storage of its module (updated in place).
+    """
+    targets, sources, copies = [], [], []
+    for target, source in pairs:
+        source_state = bare(source).state_dict(keep_vars=True)
+        for key, target_tensor in bare(target).state_dict(keep_vars=True).items():
+            source_tensor = source_state[key]
+            if torch.is_floating_point(target_tensor):
+                targets.append(target_tensor)
+                sources.append(source_tensor)
+            else:
+                copies.append((target_tensor, source_tensor))
+    return targets, sources, copies
+
+
 class BaseAgent:
     """Base of all agents: model construction, devices, modes and shared-memory parameter sync.
 
@@ -85,6 +152,11 @@ class BaseAgent:
     recurrent = False
     alternating = False
     default_model_cls: ClassVar[type[torch.nn.Module] | None] = None
+    # The models (see the module docstring): attribute names, "model" first.
+    model_names: ClassVar[tuple[str, ...]] = ("model",)
+    trained_names: ClassVar[tuple[str, ...]] = ("model",)
+    target_sources: ClassVar[Mapping[str, str]] = {}  # {target attribute: source attribute}
+    state_dict_keys: ClassVar[Mapping[str, str]] = {}  # {attribute: key} where they differ
 
     def __init__(
         self,
@@ -96,12 +168,15 @@ class BaseAgent:
         self.model_kwargs = dict(model_kwargs or {})
         self.initial_model_state_dict = initial_model_state_dict
         self.model: Any = None  # torch.nn.Module (DDP-wrapped after data_parallel)
+        for name in self.model_names[1:]:
+            setattr(self, name, None)  # built in initialize
         self.shared_model: Any = None  # torch.nn.Module in shared memory, or None
         self.distribution: Any = None
         self.device = CPU
         self.env_model_kwargs: dict[str, Any] = {}
         self._mode: AgentMode | None = None
-        self._ddp = False
+        # (ids of the models, tensors of update_target's Polyak step), built at first use:
+        self._polyak_pairs: tuple[tuple, tuple[list, list, list]] | None = None
         # Async parameter sync (made in initialize(share_memory=True), before processes start):
         self._rw_lock: RWLock | None = None
         self._send_count: Any = None  # shared counter of parameter sends
@@ -137,8 +212,15 @@ class BaseAgent:
         self.distribution = self.make_distribution(env_spaces)
         self.env_model_kwargs = self.make_env_to_model_kwargs(env_spaces)
         self.model = self._build_model()
+        for name in self.model_names[1:]:
+            model = self._build_named(name)
+            if name in self.target_sources:
+                model.eval()  # only ever evaluated
+            setattr(self, name, model)
+        self._copy_targets(set(self.model_names) - set(self.target_sources))
         if self.initial_model_state_dict is not None:
-            self.model.load_state_dict(model_state_dict_of(self.initial_model_state_dict))
+            self.load_state_dict(self.initial_model_state_dict)
+        self.load_initial_state_dicts()
         if share_memory:
             self.model.share_memory()
             self.shared_model = self.model
@@ -157,16 +239,46 @@ class BaseAgent:
         """Model keywords that depend on the env (e.g. ``image_shape``, ``output_size``)."""
         return {}
 
+    def model_specs(self) -> dict[str, tuple[Any, Mapping[str, Any]]]:
+        """``{name: (ModelCls, model_kwargs)}`` of every model but ``model`` and the targets."""
+        return {}
+
+    def load_initial_state_dicts(self) -> None:
+        """Load the ``initial_*_state_dict`` keywords other than the model's (subclasses)."""
+
+    def _build(
+        self,
+        ModelCls: Any,  # noqa: N803
+        model_kwargs: Mapping[str, Any],
+        env_kwargs: Mapping[str, Any],
+        keyword: str,
+    ) -> torch.nn.Module:
+        clash = set(env_kwargs) & set(model_kwargs)
+        if clash:
+            raise TypeError(
+                f"{keyword} {sorted(clash)} are set by {type(self).__name__} from the env "
+                f"spaces; remove them from {keyword}."
+            )
+        return ModelCls(**env_kwargs, **model_kwargs)
+
     def _build_model(self) -> torch.nn.Module:
         if self.ModelCls is None:
             raise ValueError(f"{type(self).__name__} needs a ModelCls to build its model.")
-        clash = set(self.env_model_kwargs) & set(self.model_kwargs)
-        if clash:
-            raise TypeError(
-                f"model_kwargs {sorted(clash)} are set by {type(self).__name__} from the env "
-                "spaces; remove them from model_kwargs."
-            )
-        return self.ModelCls(**self.env_model_kwargs, **self.model_kwargs)
+        return self._build(self.ModelCls, self.model_kwargs, self.env_model_kwargs, "model_kwargs")
+
+    def _build_named(self, name: str) -> torch.nn.Module:
+        """A new instance of model ``name`` (a target: of its source's class and keywords)."""
+        source = self.target_sources.get(name, name)
+        if source == "model":
+            return self._build_model()
+        ModelCls, kwargs = self.model_specs()[source]  # noqa: N806
+        return self._build(ModelCls, kwargs, self.env_model_kwargs, f"{source}_kwargs")
+
+    def _copy_targets(self, sources: set[str], skip: set[str] | None = None) -> None:
+        """Targets of ``sources`` (except those in ``skip``) <- copies of their sources."""
+        for target, source in self.target_sources.items():
+            if source in sources and target not in (skip or set()):
+                update_state_dict(getattr(self, target), getattr(self, source).state_dict())
 
     # ---- devices -------------------------------------------------------------------------
 
@@ -174,7 +286,8 @@ class BaseAgent:
         """Move the model to GPU ``cuda_idx`` (None: stay on CPU, no copy).
 
         A model in shared memory stays on the CPU for the sampler workers; the agent then trains
-        a separate GPU copy, and :meth:`sync_shared_memory` copies weights back.
+        a separate GPU copy, and :meth:`sync_shared_memory` copies weights back. The other
+        models (targets, Q models) move with it.
         """
         if cuda_idx is None:
             return
@@ -183,20 +296,26 @@ class BaseAgent:
             self.model.load_state_dict(self.shared_model.state_dict())
         self.device = torch.device("cuda", index=cuda_idx)
         self.model.to(self.device)
+        for name in self.model_names[1:]:
+            getattr(self, name).to(self.device)
+        self._polyak_pairs = None  # moved buffers are new tensors
 
     def data_parallel(self) -> int | None:
-        """Wrap the model in DistributedDataParallel (torch.distributed must be initialized).
+        """Wrap every trained model in DistributedDataParallel (targets stay bare).
+
+        torch.distributed must be initialized.
 
         Returns:
             The CUDA device index, or None on CPU (gloo).
         """
         device_id = self.device.index if self.device.type == "cuda" else None
-        self.model = DistributedDataParallel(
-            self.model,
-            device_ids=None if device_id is None else [device_id],
-            output_device=device_id,
-        )
-        self._ddp = True
+        for name in self.trained_names:
+            wrapped = DistributedDataParallel(
+                getattr(self, name),
+                device_ids=None if device_id is None else [device_id],
+                output_device=device_id,
+            )
+            setattr(self, name, wrapped)
         return device_id
 
     def async_cpu(self, share_memory: bool = True) -> None:
@@ -235,7 +354,7 @@ class BaseAgent:
     @property
     def bare_model(self) -> torch.nn.Module:
         """The model without a DistributedDataParallel wrapper."""
-        return self.model.module if self._ddp else self.model
+        return bare(self.model)
 
     def _to_device(self, inputs: Any) -> Any:
         # Skip the structure walk when it cannot move anything (the sampler's hot path).
@@ -271,16 +390,90 @@ class BaseAgent:
     # ---- training-facing -----------------------------------------------------------------
 
     def parameters(self) -> Iterator[torch.nn.Parameter]:
-        """Parameters to optimize."""
-        return self.model.parameters()
+        """Parameters to optimize: those of every model in ``trained_names`` (not the targets)."""
+        return itertools.chain.from_iterable(
+            getattr(self, name).parameters() for name in self.trained_names
+        )
+
+    def update_target(self, tau: float = 1) -> None:
+        """Every target <- ``tau * source + (1 - tau) * target`` (``tau == 1``: a hard copy).
+
+        A no-op for an agent without targets.
+
+        Raises:
+            ValueError: ``tau`` outside ``(0, 1]``.
+        """
+        if not 0 < tau <= 1:
+            raise ValueError(f"tau must be in (0, 1], got {tau}.")
+        if tau == 1 or not self.target_sources:
+            self._copy_targets(set(self.target_sources.values()))
+            return
+        # Polyak step of every target in one foreach call: the algorithms call this after
+        # every update, and per-tensor ops there cost more than the arithmetic.
+        modules = tuple(id(getattr(self, name)) for name in self.model_names)
+        if self._polyak_pairs is None or self._polyak_pairs[0] != modules:
+            pairs = [(getattr(self, t), getattr(self, s)) for t, s in self.target_sources.items()]
+            self._polyak_pairs = (modules, target_tensor_pairs(pairs))
+        targets, sources, copies = self._polyak_pairs[1]
+        with torch.no_grad():
+            torch._foreach_lerp_(targets, sources, tau)
+            for target_tensor, source_tensor in copies:
+                target_tensor.copy_(source_tensor)
 
     def state_dict(self) -> dict[str, Any]:
-        """Model state dict without DDP prefixes (see the module docstring)."""
-        return strip_ddp_state_dict(self.model.state_dict())
+        """The model's state dict, or ``{key: state dict}`` of every model (no DDP prefixes).
+
+        The keys are the ``model_names`` (renamed by ``state_dict_keys``), ``"model"`` first.
+        """
+        if len(self.model_names) == 1:
+            return strip_ddp_state_dict(self.model.state_dict())
+        return {
+            self.state_dict_keys.get(name, name): strip_ddp_state_dict(
+                getattr(self, name).state_dict()
+            )
+            for name in self.model_names
+        }
 
     def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
-        """Load what :meth:`state_dict` returned (also from a DDP-wrapped agent)."""
-        self.bare_model.load_state_dict(model_state_dict_of(state_dict))
+        """Load :meth:`state_dict`'s output (also a DDP-wrapped agent's), or a flat model dict.
+
+        With several models, entries may be missing (those models keep their values), and a
+        target whose source is loaded without the target's own entry becomes a copy of it.
+
+        Raises:
+            ValueError: an entry named after no model of this (several-model) agent.
+        """
+        if len(self.model_names) == 1:
+            self.bare_model.load_state_dict(model_state_dict_of(state_dict))
+            return
+        if not isinstance(state_dict.get("model"), Mapping):
+            self.load_named("model", state_dict)
+            return
+        names = {self.state_dict_keys.get(name, name): name for name in self.model_names}
+        unknown = sorted(set(state_dict) - set(names))
+        if unknown:
+            raise ValueError(
+                f"{type(self).__name__}.load_state_dict: unknown entries {unknown}; an agent "
+                f"state dict has the entries {list(names)} (or pass a flat model state dict)."
+            )
+        loaded = {names[key] for key in state_dict}
+        for name in loaded:
+            bare(getattr(self, name)).load_state_dict(
+                strip_ddp_state_dict(state_dict[self.state_dict_keys.get(name, name)])
+            )
+        self._copy_targets(loaded, skip=loaded)
+
+    def load_named(self, name: str, state_dict: Mapping[str, Any] | None) -> None:
+        """Load one model's state dict (flat, or an agent state dict's ``name`` entry).
+
+        Its target copies become copies of it. None: nothing to load.
+        """
+        if state_dict is None:
+            return
+        inner = state_dict.get(self.state_dict_keys.get(name, name))
+        source = inner if isinstance(inner, Mapping) else state_dict
+        bare(getattr(self, name)).load_state_dict(strip_ddp_state_dict(source))
+        self._copy_targets({name})
 
     @property
     def mode(self) -> AgentMode | None:
@@ -318,9 +511,11 @@ class BaseAgent:
 
     def _torch_mode(self, training: bool) -> None:
         # model.train() walks every submodule; runners switch modes several times per
-        # iteration, so only switch when the model is not in that mode already.
-        if self.model is not None and self.model.training != training:
-            self.model.train(training)
+        # iteration, so only switch a model not in that mode already. Targets stay in eval.
+        for name in self.trained_names:
+            model = getattr(self, name)
+            if model is not None and model.training != training:
+                model.train(training)
 
     # ---- parameter sync between processes ------------------------------------------------
 
@@ -331,17 +526,18 @@ class BaseAgent:
         same object.
         """
         if self.shared_model is not None and self.shared_model is not self.bare_model:
-            self.shared_model.load_state_dict(model_state_dict_of(self.state_dict()))
+            self.shared_model.load_state_dict(strip_ddp_state_dict(self.model.state_dict()))
 
     def send_shared_memory(self) -> None:
         """Async optimizer side: publish new weights to the shared model.
 
         Copies under the write lock and advances the shared send counter.
         """
-        if self.shared_model is None or self.shared_model is self.bare_model:
+        lock = self._rw_lock
+        if lock is None or self.shared_model is None or self.shared_model is self.bare_model:
             return
-        with self._rw_lock.write_lock:  # type: ignore[union-attr]
-            self.shared_model.load_state_dict(model_state_dict_of(self.state_dict()))
+        with lock.write_lock:
+            self.shared_model.load_state_dict(strip_ddp_state_dict(self.model.state_dict()))
             self._send_count.value += 1
 
     def recv_shared_memory(self) -> None:
@@ -350,9 +546,10 @@ class BaseAgent:
         Copies under the read lock, and only if the optimizer sent new weights since the last
         receive.
         """
-        if self.shared_model is None or self.shared_model is self.bare_model:
+        lock = self._rw_lock
+        if lock is None or self.shared_model is None or self.shared_model is self.bare_model:
             return
-        with self._rw_lock:  # type: ignore[union-attr]
+        with lock:
             sent = self._send_count.value
             if self._recv_count < sent:
                 self.bare_model.load_state_dict(self.shared_model.state_dict())

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
+from rlpyt.agents.base import check_discrete_action_space
 from rlpyt.agents.dqn.dqn_agent import DqnAgent
-from rlpyt.agents.pg.categorical import check_discrete_action_space
 from rlpyt.distributions.epsilon_greedy import CategoricalEpsilonGreedy
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import namedarraytuple

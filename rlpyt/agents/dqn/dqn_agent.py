@@ -10,7 +10,9 @@ only ``model`` is optimized (``parameters()``), put in shared memory for sampler
 wrapped for data-parallel training; the target stays private to the training process (on the
 training device). ``state_dict()`` is ``{"model": ..., "target": ...}`` and
 ``load_state_dict`` takes exactly that back (rlpyt's took only a flat model dict); a flat model
-state dict is also accepted, the target then being a copy of the model.
+state dict is also accepted, the target then being a copy of the model. The agent only
+declares its target (``model_names``, ``target_sources``, ``state_dict_keys``):
+``rlpyt.agents.base.BaseAgent`` builds, moves, saves, loads and updates it.
 
 The model maps ``(observation, prev_action one-hot [..., A], prev_reward)`` to ``q [..., A]``
 (leading dims ``[]``, ``[B]`` or ``[T, B]``); ``AgentInfo(q)`` is what samplers store per step.
@@ -23,11 +25,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 
-from rlpyt.agents.base import AgentStep, BaseAgent, model_reads_prev_action, model_state_dict_of
+from rlpyt.agents.base import (
+    AgentStep,
+    BaseAgent,
+    check_discrete_action_space,
+    model_reads_prev_action,
+)
 from rlpyt.agents.dqn.epsilon_greedy import EpsilonGreedyAgentMixin
-from rlpyt.agents.pg.categorical import check_discrete_action_space
 from rlpyt.distributions.epsilon_greedy import EpsilonGreedy
-from rlpyt.models.utils import strip_ddp_state_dict, update_state_dict
 from rlpyt.utils.collections import namedarraytuple
 
 if TYPE_CHECKING:
@@ -54,6 +59,11 @@ class DqnAgent(EpsilonGreedyAgentMixin, BaseAgent):
     """
 
     agent_info_cls: ClassVar[Any] = AgentInfo
+    # The target: built, moved, saved ("target") and updated by BaseAgent.
+    target_model: Any
+    model_names: ClassVar[tuple[str, ...]] = ("model", "target_model")
+    target_sources: ClassVar[Mapping[str, str]] = {"target_model": "model"}
+    state_dict_keys: ClassVar[Mapping[str, str]] = {"target_model": "target"}
 
     def __init__(
         self,
@@ -67,7 +77,6 @@ class DqnAgent(EpsilonGreedyAgentMixin, BaseAgent):
         eps_itr_max: int = 1000,
         eps_eval: float = 0.001,
     ):
-        self.target_model: Any = None
         super().__init__(
             ModelCls=ModelCls,
             model_kwargs=model_kwargs,
@@ -121,48 +130,3 @@ class DqnAgent(EpsilonGreedyAgentMixin, BaseAgent):
         if not model_reads_prev_action(getattr(self, "model", None)):
             return observation, prev_action, prev_reward  # the model ignores it: no one-hot
         return observation, self.distribution.to_onehot(prev_action), prev_reward
-
-    def initialize(
-        self,
-        env_spaces: EnvSpaces,
-        share_memory: bool = False,
-        global_B: int = 1,  # noqa: N803
-        env_ranks: list[int] | None = None,
-    ) -> None:
-        """Build the distribution, the model (see ``BaseAgent``) and the target model.
-
-        The target starts as a copy of the model, or from the ``"target"`` entry of
-        ``initial_model_state_dict`` when it has one.
-        """
-        super().initialize(env_spaces, share_memory, global_B=global_B, env_ranks=env_ranks)
-        self.target_model = self._build_model()
-        self._load_target(self.initial_model_state_dict)
-
-    def _load_target(self, state_dict: Mapping[str, Any] | None) -> None:
-        target = None if state_dict is None else state_dict.get("target")
-        source = target if isinstance(target, Mapping) else self.bare_model.state_dict()
-        self.target_model.load_state_dict(strip_ddp_state_dict(source))
-
-    def to_device(self, cuda_idx: int | None = None) -> None:
-        """Move the model (see ``BaseAgent.to_device``) and the target to GPU ``cuda_idx``."""
-        super().to_device(cuda_idx)
-        if cuda_idx is not None:
-            self.target_model.to(self.device)
-
-    # ---- training-facing ------------------------------------------------------------------
-
-    def update_target(self, tau: float = 1) -> None:
-        """Target <- model (``tau == 1``), or Polyak ``tau * model + (1 - tau) * target``."""
-        update_state_dict(self.target_model, self.bare_model.state_dict(), tau)
-
-    def state_dict(self) -> dict[str, Any]:
-        """``{"model": model state dict, "target": target state dict}`` (no DDP prefixes)."""
-        return dict(
-            model=strip_ddp_state_dict(self.model.state_dict()),
-            target=self.target_model.state_dict(),
-        )
-
-    def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
-        """Load :meth:`state_dict`'s output, or a flat model state dict (target = copy)."""
-        self.bare_model.load_state_dict(model_state_dict_of(state_dict))
-        self._load_target(state_dict)

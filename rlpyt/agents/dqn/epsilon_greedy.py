@@ -29,13 +29,16 @@ value, over ``global_B / 2`` log-spaced values. In eval mode epsilon is ``eps_ev
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.shared_memory import np_mp_array
+
+if TYPE_CHECKING:
+    from rlpyt.envs.base import EnvSpaces
 
 EpsilonValue = float | torch.Tensor  # a scalar, or one value per local env [B]
 
@@ -136,7 +139,7 @@ class EpsilonGreedyAgentMixin:
 
     def initialize(
         self,
-        env_spaces: Any,
+        env_spaces: EnvSpaces,
         share_memory: bool = False,
         global_B: int = 1,  # noqa: N803
         env_ranks: list[int] | None = None,

@@ -12,43 +12,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rlpyt.agents.base import model_reads_prev_action
+# check_discrete_action_space lives in rlpyt.agents.base; this module stays an import path of it.
+from rlpyt.agents.base import check_discrete_action_space, model_reads_prev_action
 from rlpyt.agents.pg.base import PgAgent, RecurrentPgAgent
 from rlpyt.agents.recurrent import AlternatingRecurrentAgentMixin, RecurrentAgentMixin
 from rlpyt.distributions.categorical import Categorical, DistInfo
-from rlpyt.spaces.int_box import IntBox
-from rlpyt.utils.checks import leaf_space, space_kind_error
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import EnvSpaces
-
-
-def check_discrete_action_space(action_space: Any, agent_name: str = "Categorical agent") -> None:
-    """Raise unless the action space is one discrete choice among ``0..n-1``.
-
-    That is a gymnasium ``Discrete(n)`` (``start=0``) or a scalar ``IntBox(0, n)``; not a
-    ``MultiDiscrete``, ``MultiBinary``, ``Box``, ``Dict`` or ``Tuple`` space.
-
-    Raises:
-        ValueError: ``"<agent>: this agent needs a Discrete action space; the env has
-            MultiDiscrete([3 4]). ..."``.
-    """
-    leaf = leaf_space(action_space)
-    if not isinstance(leaf, IntBox) or leaf.shape != ():
-        raise space_kind_error(
-            agent_name,
-            "a Discrete",
-            action_space,
-            "Use a Gaussian agent for continuous actions, or wrap the env in a gymnasium "
-            "ActionWrapper that maps one Discrete choice to its actions.",
-        )
-    if leaf.low != 0:
-        raise space_kind_error(
-            agent_name,
-            "a Discrete (start=0)",
-            action_space,
-            "Its actions are 0..n-1; shift them in a gymnasium ActionWrapper.",
-        )
 
 
 class CategoricalPgMixin:

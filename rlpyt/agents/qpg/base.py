@@ -12,7 +12,9 @@ Invariants:
   training process and follow ``model`` to the training device.
 - Each agent names its models in ``model_names`` (the keys of ``state_dict()``, ``model``
   first), the trained ones in ``trained_names`` and each target with its source in
-  ``target_sources``. Targets start as copies of their sources.
+  ``target_sources``, and gives the class and keywords of each model but the policy in
+  ``model_specs``; ``rlpyt.agents.base.BaseAgent`` builds, moves, wraps, saves, loads and
+  updates them all. Targets start as copies of their sources.
 - The action space is a 1-D Box with bounds ``[-h, h]`` in every dim; agents act in env units
   (:func:`check_qpg_action_space` returns ``h``).
 - ``min_itr_learn`` lives in shared memory, allocated in ``__init__`` before any sampler worker
@@ -21,16 +23,13 @@ Invariants:
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-from torch.nn.parallel import DistributedDataParallel
 
 from rlpyt.agents.base import BaseAgent
-from rlpyt.models.utils import strip_ddp_state_dict, update_state_dict
 from rlpyt.spaces.float_box import FloatBox
 from rlpyt.utils.checks import check_number, leaf_space, space_description, space_kind_error
 from rlpyt.utils.shared_memory import np_mp_array
@@ -86,11 +85,6 @@ def check_qpg_action_space(action_space: Any, agent_name: str) -> float:
     return bound
 
 
-def bare(module: torch.nn.Module) -> torch.nn.Module:
-    """The module without a DistributedDataParallel wrapper."""
-    return module.module if isinstance(module, DistributedDataParallel) else module
-
-
 class MinItrLearnMixin:
     """``give_min_itr_learn``: the iteration where learning starts, shared with sampler workers.
 
@@ -124,9 +118,9 @@ class MinItrLearnMixin:
 class QpgAgent(BaseAgent):
     """Base of the agents with a policy model, Q models (V models) and target copies.
 
-    Subclasses declare their models in the class attributes below, build the distribution in
-    ``make_distribution`` and give each extra model's class and keywords in
-    :meth:`model_specs`.
+    Subclasses declare their models in ``BaseAgent``'s class attributes (``model_names``,
+    ``trained_names``, ``target_sources``), build the distribution in ``make_distribution``
+    and give each extra model's class and keywords in :meth:`model_specs`.
 
     Args:
         ModelCls: Policy model class (mu or pi).
@@ -135,10 +129,6 @@ class QpgAgent(BaseAgent):
             flat policy-model state dict, or an agent ``state_dict()`` (every entry it has).
     """
 
-    model_names: ClassVar[tuple[str, ...]] = ("model",)
-    trained_names: ClassVar[tuple[str, ...]] = ("model",)
-    target_sources: ClassVar[Mapping[str, str]] = {}
-
     def __init__(
         self,
         ModelCls: type[torch.nn.Module] | None = None,  # noqa: N803
@@ -146,10 +136,6 @@ class QpgAgent(BaseAgent):
         initial_model_state_dict: Mapping[str, Any] | None = None,
     ):
         self.action_max = 1.0  # h, from the action space at initialize
-        # (ids of the models, tensors of update_target's Polyak step), built at first use:
-        self._polyak_pairs: tuple[tuple, tuple[list, list, list]] | None = None
-        for name in self.model_names[1:]:
-            setattr(self, name, None)
         super().__init__(
             ModelCls=ModelCls,
             model_kwargs=model_kwargs,
@@ -157,10 +143,6 @@ class QpgAgent(BaseAgent):
         )
 
     # ---- construction ---------------------------------------------------------------------
-
-    def model_specs(self) -> dict[str, tuple[Any, Mapping[str, Any]]]:
-        """``{name: (ModelCls, model_kwargs)}`` of every non-target model but ``model``."""
-        return {}
 
     def policy_env_kwargs(self) -> dict[str, Any]:
         """Env-derived keywords of the policy model (``env_model_kwargs`` plus extras)."""
@@ -178,21 +160,6 @@ class QpgAgent(BaseAgent):
         self.action_max = check_qpg_action_space(env_spaces.action, type(self).__name__)
         return int(env_spaces.action.shape[0])
 
-    def _build(
-        self,
-        ModelCls: Any,
-        model_kwargs: Mapping[str, Any],
-        env_kwargs: Mapping[str, Any],
-        key: str,  # noqa: N803
-    ) -> torch.nn.Module:
-        clash = set(env_kwargs) & set(model_kwargs)
-        if clash:
-            raise TypeError(
-                f"{key} {sorted(clash)} are set by {type(self).__name__} from the env spaces; "
-                f"remove them from {key}."
-            )
-        return ModelCls(**env_kwargs, **model_kwargs)
-
     def _build_model(self) -> torch.nn.Module:
         if self.ModelCls is None:
             raise ValueError(f"{type(self).__name__} needs a ModelCls to build its model.")
@@ -200,166 +167,18 @@ class QpgAgent(BaseAgent):
             self.ModelCls, self.model_kwargs, self.policy_env_kwargs(), "model_kwargs"
         )
 
-    def _build_named(self, name: str) -> torch.nn.Module:
-        source = self.target_sources.get(name, name)
-        if source == "model":
-            return self._build_model()
-        ModelCls, kwargs = self.model_specs()[source]  # noqa: N806
-        return self._build(ModelCls, kwargs, self.env_model_kwargs, f"{source}_kwargs")
-
-    def initialize(
-        self,
-        env_spaces: EnvSpaces,
-        share_memory: bool = False,
-        global_B: int = 1,  # noqa: N803
-        env_ranks: list[int] | None = None,
-    ) -> None:
-        """Build the distribution and every model; targets start as copies of their sources.
-
-        Only ``model`` goes into shared memory (with ``share_memory``). Then
-        ``initial_model_state_dict`` is loaded (:meth:`load_state_dict`) and the subclass's
-        other initial state dicts (:meth:`load_initial_state_dicts`).
-        """
-        initial = self.initial_model_state_dict
-        self.initial_model_state_dict = None  # loaded below, in full, by load_state_dict
-        try:
-            super().initialize(env_spaces, share_memory, global_B=global_B, env_ranks=env_ranks)
-        finally:
-            self.initial_model_state_dict = initial
-        for name in self.model_names[1:]:
-            model = self._build_named(name)
-            if name in self.target_sources:
-                model.eval()  # only ever evaluated
-            setattr(self, name, model)
-        self._copy_targets({"model", *self.model_specs()})
-        if initial is not None:
-            self.load_state_dict(initial)
-        self.load_initial_state_dicts()
-
-    def load_initial_state_dicts(self) -> None:
-        """Load the ``initial_*_state_dict`` keywords other than the policy's (subclasses)."""
-
-    def load_named(self, name: str, state_dict: Mapping[str, Any] | None) -> None:
-        """Load one model's state dict (flat, or an agent state dict's ``name`` entry).
-
-        Its target copies become copies of it. None: nothing to load.
-        """
-        if state_dict is None:
-            return
-        inner = state_dict.get(name)
-        source = inner if isinstance(inner, Mapping) else state_dict
-        bare(getattr(self, name)).load_state_dict(strip_ddp_state_dict(source))
-        self._copy_targets({name})
-
-    def _copy_targets(self, sources: set[str], skip: set[str] | None = None) -> None:
-        """Targets of ``sources`` (except those in ``skip``) <- copies of their sources."""
-        for target, source in self.target_sources.items():
-            if source in sources and target not in (skip or set()):
-                update_state_dict(getattr(self, target), getattr(self, source).state_dict())
-
-    def to_device(self, cuda_idx: int | None = None) -> None:
-        """Move every model to GPU ``cuda_idx`` (the shared policy stays on the CPU, see base)."""
-        super().to_device(cuda_idx)
-        self._polyak_pairs = None  # moved buffers are new tensors
-        if cuda_idx is not None:
-            for name in self.model_names[1:]:
-                getattr(self, name).to(self.device)
-
-    def data_parallel(self) -> int | None:
-        """Wrap every trained model in DistributedDataParallel; the CUDA index or None (CPU)."""
-        device_id = super().data_parallel()
-        for name in self.trained_names:
-            if name != "model":
-                setattr(
-                    self,
-                    name,
-                    DistributedDataParallel(
-                        getattr(self, name),
-                        device_ids=None if device_id is None else [device_id],
-                        output_device=device_id,
-                    ),
-                )
-        return device_id
-
     # ---- training-facing ------------------------------------------------------------------
 
-    def parameters(self) -> Iterator[torch.nn.Parameter]:
-        """Parameters of every trained model (policy, Q and V; not the targets)."""
-        return itertools.chain.from_iterable(
-            getattr(self, name).parameters() for name in self.trained_names
-        )
+    def twin_q(self, names: tuple[str, str], inputs: tuple) -> tuple[torch.Tensor, torch.Tensor]:
+        """The twin-Q forward: both Q models ``names`` on the same model ``inputs``.
 
-    def update_target(self, tau: float = 1) -> None:
-        """Every target <- ``tau * source + (1 - tau) * target`` (``tau == 1``: a hard copy).
+        Args:
+            names: The two Q models' attributes (``("q_model", "q2_model")`` in TD3,
+                ``("q1_model", "q2_model")`` in SAC, or their targets).
+            inputs: ``(observation, prev_action, prev_reward, action)`` on the device.
 
-        Raises:
-            ValueError: ``tau`` outside ``(0, 1]``.
+        Returns:
+            ``(Q1, Q2)``, each ``[*lead]`` on the device.
         """
-        if not 0 < tau <= 1:
-            raise ValueError(f"tau must be in (0, 1], got {tau}.")
-        if tau == 1:
-            for target, source in self.target_sources.items():
-                update_state_dict(getattr(self, target), getattr(self, source).state_dict())
-            return
-        # Polyak step of every target in one foreach call: the algorithms call this after
-        # every update, and per-tensor ops there cost more than the arithmetic.
-        modules = tuple(id(getattr(self, name)) for name in self.model_names)
-        if self._polyak_pairs is None or self._polyak_pairs[0] != modules:
-            self._polyak_pairs = (modules, self._target_tensor_pairs())
-        targets, sources, copies = self._polyak_pairs[1]
-        with torch.no_grad():
-            torch._foreach_lerp_(targets, sources, tau)
-            for target_tensor, source_tensor in copies:
-                target_tensor.copy_(source_tensor)
-
-    def _target_tensor_pairs(self) -> tuple[list, list, list]:
-        """``(float targets, their sources, [(target, source)] of integer buffers)``."""
-        targets, sources, copies = [], [], []
-        for target, source in self.target_sources.items():
-            target_state = bare(getattr(self, target)).state_dict(keep_vars=True)
-            source_state = bare(getattr(self, source)).state_dict(keep_vars=True)
-            for key, target_tensor in target_state.items():
-                source_tensor = source_state[key]
-                if torch.is_floating_point(target_tensor):
-                    targets.append(target_tensor)
-                    sources.append(source_tensor)
-                else:
-                    copies.append((target_tensor, source_tensor))
-        return targets, sources, copies
-
-    def state_dict(self) -> dict[str, Any]:
-        """``{name: state dict}`` for every name in ``model_names`` (no DDP prefixes)."""
-        return {
-            name: strip_ddp_state_dict(getattr(self, name).state_dict())
-            for name in self.model_names
-        }
-
-    def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
-        """Load :meth:`state_dict`'s output, or a flat policy-model state dict.
-
-        Entries may be missing (those models keep their values); a target whose source is
-        loaded without the target's own entry becomes a copy of the source.
-
-        Raises:
-            ValueError: an entry named after no model of this agent.
-        """
-        if not isinstance(state_dict.get("model"), Mapping):
-            self.load_named("model", state_dict)
-            return
-        unknown = sorted(set(state_dict) - set(self.model_names))
-        if unknown:
-            raise ValueError(
-                f"{type(self).__name__}.load_state_dict: unknown entries {unknown}; an agent "
-                f"state dict has the entries {list(self.model_names)} (or pass a flat "
-                "policy-model state dict)."
-            )
-        for name in self.model_names:
-            if name in state_dict:
-                bare(getattr(self, name)).load_state_dict(strip_ddp_state_dict(state_dict[name]))
-        self._copy_targets(set(state_dict), skip=set(state_dict))
-
-    def _torch_mode(self, training: bool) -> None:
-        for name in self.trained_names:
-            model = getattr(self, name)
-            if model is not None and model.training != training:
-                model.train(training)
+        first, second = names
+        return getattr(self, first)(*inputs), getattr(self, second)(*inputs)

@@ -165,7 +165,7 @@ class SacAgent(MinItrLearnMixin, QpgAgent):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """``(Q1(s, action), Q2(s, action))``, each ``[*lead]`` on the device, with gradients."""
         inputs = self._model_inputs((observation, prev_action, prev_reward, action))
-        return self.q1_model(*inputs), self.q2_model(*inputs)
+        return self.twin_q(("q1_model", "q2_model"), inputs)
 
     @torch.no_grad()
     def target_q(
@@ -177,7 +177,7 @@ class SacAgent(MinItrLearnMixin, QpgAgent):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Both target Qs at ``action``, each ``[*lead]`` on the device, without gradients."""
         inputs = self._model_inputs((observation, prev_action, prev_reward, action))
-        return self.target_q1_model(*inputs), self.target_q2_model(*inputs)
+        return self.twin_q(("target_q1_model", "target_q2_model"), inputs)
 
     def pi(
         self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor

@@ -113,7 +113,7 @@ class Td3Agent(MinItrLearnMixin, DdpgAgent):
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """``(Q1(s, action), Q2(s, action))``, each ``[*lead]`` on the device, with gradients."""
         inputs = self._model_inputs((observation, prev_action, prev_reward, action))
-        return self.q_model(*inputs), self.q2_model(*inputs)
+        return self.twin_q(("q_model", "q2_model"), inputs)
 
     @torch.no_grad()
     def target_q_at_mu(  # type: ignore[override]  # twin target Qs
@@ -127,10 +127,7 @@ class Td3Agent(MinItrLearnMixin, DdpgAgent):
         inputs = self._model_inputs((observation, prev_action, prev_reward))
         target_mu = self.target_model(*inputs)
         target_action = self.target_distribution.sample(DistInfo(mean=target_mu))  # type: ignore[union-attr]
-        return (
-            self.target_q_model(*inputs, target_action),
-            self.target_q2_model(*inputs, target_action),
-        )
+        return self.twin_q(("target_q_model", "target_q2_model"), (*inputs, target_action))
 
     def q_parameters(self) -> Iterator[torch.nn.Parameter]:
         """Parameters of Q1 and Q2 (the Q optimizer's)."""
