@@ -9,8 +9,9 @@ STAMP := $(VENV)/.rlpyt-installed
 RAY_STAMP := $(VENV)/.rlpyt-ray-installed
 MUJOCO_STAMP := $(VENV)/.rlpyt-mujoco-installed
 ENVPOOL_STAMP := $(VENV)/.rlpyt-envpool-installed
+DOCS_STAMP := $(VENV)/.rlpyt-docs-installed
 
-.PHONY: setup demo test test-fast lint format type check bench clean
+.PHONY: setup demo test test-fast docs docs-build lint format type check bench clean
 
 setup: $(STAMP)
 
@@ -41,6 +42,21 @@ $(MUJOCO_STAMP): $(STAMP)
 $(ENVPOOL_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[envpool]" || echo "envpool is not available here: its tests will be skipped"
 	touch $(ENVPOOL_STAMP)
+
+# The documentation site (mkdocs.yml, docs/): MkDocs, Material and mkdocstrings, about 115 MB.
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	touch $(DOCS_STAMP)
+
+# Serves the site at http://127.0.0.1:8000, rebuilt on every change.
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
+
+# The strict build, into a temporary folder: a broken link or anchor, a page missing from the
+# nav, or an API entry or docstring the reference cannot resolve fails it.
+docs-build: $(DOCS_STAMP)
+	@site=$$(mktemp -d) && NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict \
+		--site-dir "$$site"; status=$$?; rm -rf "$$site"; exit $$status
 
 test: setup $(RAY_STAMP) $(MUJOCO_STAMP) $(ENVPOOL_STAMP)
 	$(BIN)/python -m pytest tests
