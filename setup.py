@@ -12,6 +12,7 @@ EXTRAS = {
         "optuna>=4",
         "moviepy>=2",
         "gymnasium[classic-control]>=1.0",
+        "wandb>=0.17",  # the W&B tests run offline and read back the run files
     ],
     "dev": ["ruff>=0.6", "mypy>=1.10"],
     "tensorboard": ["tensorboard>=2.14"],
@@ -20,6 +21,8 @@ EXTRAS = {
     "ray": ["ray[tune]>=2.9"],
     "slurm": ["submitit>=1.5"],
     "tune": ["optuna>=4"],  # rlpyt tune
+    # logger_context(wandb=...), rlpyt train --wandb: about 75 MB installed (wandb-core inside).
+    "wandb": ["wandb>=0.17"],
     # rlpyt play --video: frames written with moviepy; classic-control envs render with pygame.
     "video": ["moviepy>=2", "gymnasium[classic-control]>=1.0"],
     # Batched Atari/MuJoCo/classic envs in C++ threads (rlpyt.envs.envpool); Linux x86_64 wheels.

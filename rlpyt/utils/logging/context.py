@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from rlpyt.utils.logging import logger
+from rlpyt.utils.logging import wandb as wandb_logging
 from rlpyt.utils.logging.atomic import atomic_write
 
 # Key in params.json -> distribution name whose version is recorded.
@@ -113,6 +114,7 @@ def logger_context(
     *,
     resume: bool = False,
     overwrite: bool = False,
+    wandb: bool | dict[str, Any] | None = None,
 ) -> Iterator[str]:
     """Sends the logger's outputs to the run folder ``<log_dir>/run_<run_ID>`` while inside.
 
@@ -142,6 +144,13 @@ def logger_context(
             earlier run: ``progress.csv`` and ``debug.log`` are emptied and that run's
             snapshots (``params.pkl``, ``itr_<N>.pkl``) deleted. Without it (the default) a
             run folder whose ``progress.csv`` has content is refused unless ``resume=True``.
+        wandb: also log to Weights & Biases: ``True``, or a dict with any of ``project``,
+            ``entity``, ``group``, ``tags``, ``name``, ``upload_snapshots`` (default False),
+            ``mode`` and ``dir`` (see :class:`rlpyt.utils.logging.wandb.WandbSettings`). The
+            W&B run gets every progress.csv row (same names and values, env steps
+            ``Diagnostics/CumSteps`` as x-axis) and params.json as its config; its id goes
+            to params.json under ``"wandb"``, and a resumed run continues it.
+            ``WANDB_MODE=offline`` keeps it local. Default None: no W&B.
 
     Yields:
         The absolute path of the run folder.
@@ -151,8 +160,13 @@ def logger_context(
         FileExistsError: the run folder holds a non-empty ``progress.csv`` and neither
             ``resume`` nor ``overwrite`` is True (nothing is written).
         ValueError: ``resume`` and ``overwrite`` are both True, or an unknown snapshot mode.
-        ImportError: ``use_summary_writer=True`` without TensorBoard installed.
+        ImportError: ``use_summary_writer=True`` without TensorBoard installed, or ``wandb``
+            without the wandb package.
+        TypeError: a ``wandb`` dict with an unknown key.
     """
+    wandb_settings = wandb_logging.WandbSettings.from_option(wandb)
+    if wandb_settings is not None:
+        wandb_logging.import_wandb()  # fails before anything is written
     exp_dir, notice = _resolve_exp_dir(log_dir, run_ID, override_prefix)
     _check_run_folder(exp_dir, resume, overwrite)
     if snapshot_mode not in logger.SNAPSHOT_MODES:
@@ -175,9 +189,25 @@ def logger_context(
         _write_params(exp_dir, params, keep_existing=resume)
         _open_runs.append(RunFolder(exp_dir, resume))
         try:
-            yield exp_dir
+            with _wandb_run(wandb_settings, exp_dir, resume):
+                yield exp_dir
         finally:
             _open_runs.pop()
+
+
+@contextmanager
+def _wandb_run(settings: Any, exp_dir: str, resume: bool) -> Iterator[None]:
+    """The run folder's W&B run while inside (none for ``settings=None``)."""
+    if settings is None:
+        yield
+        return
+    with open(os.path.join(exp_dir, "params.json")) as f:
+        params = json.load(f)
+    with wandb_logging.wandb_output(settings, exp_dir, params, resume) as wandb_run:
+        run = wandb_run.run
+        record = {key: getattr(run, key, None) for key in ("project", "entity", "group")}
+        _write_params_section(wandb_logging.PARAMS_SECTION, {"id": wandb_run.id, **record})
+        yield
 
 
 def _check_run_folder(exp_dir: str, resume: bool, overwrite: bool) -> None:
@@ -482,19 +512,30 @@ def record_params_section(key: str, value: Any) -> str | None:
     Returns:
         The params.json path written, or None: outside a ``logger_context`` nothing is written.
     """
+    path, written = _write_params_section(key, value)
+    if written is not None:
+        wandb_logging.update_config({key: written})  # the W&B config follows params.json
+    return path
+
+
+def _write_params_section(key: str, value: Any) -> tuple[str | None, Any]:
+    """Writes ``params[key]`` (JSON-safe) of the open run; returns (path, what was written).
+
+    What was written is None when nothing was: outside a run, or a resumed run's existing key.
+    """
     run = active_run()
     if run is None:
-        return None
+        return None, None
     path = os.path.join(run.path, "params.json")
     params: dict[str, Any] = {}
     if os.path.isfile(path):
         with open(path) as f:
             params = json.load(f)
     if run.resume and key in params:
-        return path
+        return path, None
     params[key] = json_safe(value)
     _write_json(path, params)
-    return path
+    return path, params[key]
 
 
 def add_exp_param(

@@ -25,7 +25,7 @@ import math
 import os
 import shutil
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TextIO
@@ -41,6 +41,8 @@ SNAPSHOT_MODES = ("none", "last", "all", "gap", "last+gap")
 MISC_STAT_NAMES = ("Average", "Std", "Median", "Min", "Max")
 TENSORBOARD_STEP_KEY = "Diagnostics/CumSteps"
 """The column whose value, when a row records it, is that row's TensorBoard step (env steps)."""
+RowOutput = Callable[[dict[str, str]], None]
+"""A receiver of tabular rows (see :func:`add_row_output`)."""
 
 
 @dataclass
@@ -55,6 +57,7 @@ class _LoggerState:
     text_files: dict[str, TextIO] = field(default_factory=dict)
     tabular_files: dict[str, TabularCsv] = field(default_factory=dict)
     held_tabular_files: dict[str, TabularCsv] = field(default_factory=dict)
+    row_outputs: dict[str, list[RowOutput]] = field(default_factory=dict)  # CSV path -> receivers
     snapshot_dir: str | None = None
     snapshot_mode: str = "all"
     snapshot_gap: int = 1
@@ -170,6 +173,28 @@ def hold_tabular_output(file_name: str) -> None:
     path = os.path.abspath(file_name)
     if path in _state.tabular_files:
         _state.held_tabular_files[path] = _state.tabular_files.pop(path)
+
+
+def add_row_output(output: RowOutput, tabular_file: str) -> None:
+    """Hands ``output`` every row that is written to the tabular output ``tabular_file``.
+
+    For outputs that must hold exactly what progress.csv holds (Weights & Biases): ``output``
+    is called after each row reaches the CSV file, only while that file is an active tabular
+    output (not disabled, not on hold), with a new dict each time: column -> the text written
+    to the cell, for the columns recorded in that row.
+
+    Args:
+        output: called as ``output(row)``.
+        tabular_file: the CSV file (as given to :func:`add_tabular_output`).
+    """
+    _state.row_outputs.setdefault(os.path.abspath(tabular_file), []).append(output)
+
+
+def remove_row_output(output: RowOutput, tabular_file: str) -> None:
+    """Undoes :func:`add_row_output` (no-op if ``output`` is not attached to that file)."""
+    outputs = _state.row_outputs.get(os.path.abspath(tabular_file), [])
+    if output in outputs:
+        outputs.remove(output)
 
 
 def drop_rows_after(
@@ -373,8 +398,10 @@ def dump_tabular(with_prefix: bool = True, write_header: bool | None = None) -> 
         for line in lines:
             log(line, with_prefix=with_prefix)
     if not _state.tabular_disabled:
-        for csv_file in _state.tabular_files.values():
+        for path, csv_file in _state.tabular_files.items():
             csv_file.write_row(recorded, write_header=write_header)
+            for output in _state.row_outputs.get(path, ()):
+                output(dict(recorded))
 
 
 def _write_tensorboard(scalars: dict[str, tuple[str, float]]) -> None:
