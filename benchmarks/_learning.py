@@ -45,22 +45,43 @@ def set_denormal_flush(on: bool) -> None:
 # -- timing -------------------------------------------------------------------------------------
 
 
-def timed_calls(call: Callable[[], object], seconds: float, warmup: float) -> tuple[int, float]:
+def timed_calls(
+    call: Callable[[], object], seconds: float, warmup: float, device: str = "cpu"
+) -> tuple[int, float]:
     """Call ``call`` for ``warmup`` seconds, then count calls over ``seconds``.
+
+    On a CUDA ``device`` the clock starts and stops after ``torch.cuda.synchronize`` (queued
+    kernels counted in the window that queued them).
 
     Returns:
         ``(calls, elapsed seconds)`` of the timed window (at least one call).
     """
+    sync = cuda_sync(device)
     end = time.perf_counter() + warmup
     while time.perf_counter() < end:
         call()
+    sync()
     n, start = 0, time.perf_counter()
     while True:
         call()
         n += 1
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
-            return n, elapsed
+            sync()
+            return n, time.perf_counter() - start
+
+
+def cuda_sync(device: str) -> Callable[[], None]:
+    """A function that waits for ``device``'s queued work (a no-op off CUDA)."""
+    if torch.device(device).type != "cuda":
+        return lambda: None
+    return lambda: torch.cuda.synchronize(device)
+
+
+def cuda_idx_of(device: str) -> int | None:
+    """The runner affinity's ``cuda_idx`` for ``device`` ("cpu", "cuda" or "cuda:N")."""
+    dev = torch.device(device)
+    return (dev.index or 0) if dev.type == "cuda" else None
 
 
 # -- formatting ---------------------------------------------------------------------------------

@@ -54,10 +54,14 @@ printed at the top.
     the pages are never touched (the RSS growth is printed to show it), against one frame per
     transition plus the small fields, whole observations and SB3's optimized layout.
 
+``--device cuda`` puts every side of (a) and (b) on the GPU (the bare model and its batch,
+our agent through the runner's ``cuda_idx``, SB3's ``device``); the clocks stop after
+``torch.cuda.synchronize``. (c) and (d) stay on the CPU.
+
 Usage (SB3 is a benchmark-only dependency, ``pip install stable-baselines3``)::
 
     python benchmarks/dqn_speed.py [--parts a b c d] [--seconds 10] [--repeats 3]
-        [--seeds 5] [--threads 0] [--cap 150000]
+        [--seeds 5] [--threads 0] [--cap 150000] [--device cpu|cuda]
 """
 
 from __future__ import annotations
@@ -75,6 +79,7 @@ import torch.nn.functional as F
 from _learning import (  # benchmarks/_learning.py: shared with qpg_speed.py
     ClockedEvalRl,
     SolveClock,
+    cuda_idx_of,
     eval_interval_steps,
     fmt,
     median_reached,
@@ -107,17 +112,20 @@ REPLAY_1M = 1_000_000
 # -- (a) the bare model -------------------------------------------------------------------------
 
 
-def bare_model_rate(seconds: float, warmup: float, with_target: bool = False) -> float:
+def bare_model_rate(
+    seconds: float, warmup: float, with_target: bool = False, device: str = "cpu"
+) -> float:
     """Updates/s of plain torch code on the same model and one fixed batch of 32.
 
     Forward, Huber loss on Q(s, a) against fixed targets, backward, ``torch.optim.Adam`` step
     (torch's defaults), as a user would write it; ``with_target`` adds the target network's
-    forward on the next observations (no gradients), which any DQN update also needs.
+    forward on the next observations (no gradients), which any DQN update also needs. The
+    models and the batch live on ``device``.
     """
     set_denormal_flush(True)  # as ours
     torch.manual_seed(0)
-    model = AtariDqnModel(image_shape=IMAGE_SHAPE, output_size=N_ACTIONS)
-    target_model = AtariDqnModel(image_shape=IMAGE_SHAPE, output_size=N_ACTIONS)
+    model = AtariDqnModel(image_shape=IMAGE_SHAPE, output_size=N_ACTIONS).to(device)
+    target_model = AtariDqnModel(image_shape=IMAGE_SHAPE, output_size=N_ACTIONS).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=2.5e-4)
     generator = torch.Generator().manual_seed(0)
     observation = torch.randint(0, 256, (BATCH_SIZE, *IMAGE_SHAPE), dtype=torch.uint8)
@@ -125,6 +133,9 @@ def bare_model_rate(seconds: float, warmup: float, with_target: bool = False) ->
     action = torch.randint(0, N_ACTIONS, (BATCH_SIZE,), generator=generator)
     y = torch.randn(BATCH_SIZE, generator=generator)
     unused = torch.zeros(BATCH_SIZE)
+    observation, next_observation, action, y, unused = (
+        x.to(device) for x in (observation, next_observation, action, y, unused)
+    )
 
     def update() -> None:
         if with_target:
@@ -136,7 +147,7 @@ def bare_model_rate(seconds: float, warmup: float, with_target: bool = False) ->
         loss.backward()
         optimizer.step()
 
-    n, elapsed = timed_calls(update, seconds, warmup)
+    n, elapsed = timed_calls(update, seconds, warmup, device)
     return n / elapsed
 
 
@@ -144,7 +155,7 @@ def bare_model_rate(seconds: float, warmup: float, with_target: bool = False) ->
 
 
 def build_pong_runner(
-    learning_starts: int, replay_size: int, seed: int = 0
+    learning_starts: int, replay_size: int, seed: int = 0, device: str = "cpu"
 ) -> tuple[MinibatchRl, DQN]:
     """A started ``MinibatchRl`` for DQN on Pong: 1 env, 4 steps per batch, 1 update each.
 
@@ -175,6 +186,7 @@ def build_pong_runner(
         n_steps=1e12,
         log_interval_steps=1e12,
         seed=seed,
+        affinity=dict(cuda_idx=cuda_idx_of(device)),
     )
     runner.startup()
     if algo.updates_per_optimize != 1:
@@ -185,8 +197,9 @@ def build_pong_runner(
 class PongLoop:
     """Drives a started Pong runner iteration by iteration (the body of ``MinibatchRl``)."""
 
-    def __init__(self, learning_starts: int, replay_size: int):
-        self.runner, self.algo = build_pong_runner(learning_starts, replay_size)
+    def __init__(self, learning_starts: int, replay_size: int, device: str = "cpu"):
+        self.runner, self.algo = build_pong_runner(learning_starts, replay_size, device=device)
+        self.device = device
         self.itr = 0
 
     def iteration(self) -> None:
@@ -224,7 +237,9 @@ class PongLoop:
         algo, agent = self.algo, self.runner.agent
         agent.train_mode(self.itr)
         itr = max(self.itr, algo.min_itr_learn)
-        n, elapsed = timed_calls(lambda: algo.optimize_agent(itr, None), seconds, warmup)
+        n, elapsed = timed_calls(
+            lambda: algo.optimize_agent(itr, None), seconds, warmup, self.device
+        )
         return n * algo.updates_per_optimize / elapsed
 
     def close(self) -> None:
@@ -233,7 +248,7 @@ class PongLoop:
 
 def ours_loop_rates(args: argparse.Namespace) -> tuple[float, float]:
     """A fresh DQN run on Pong: (env steps/s, updates/s) after learning starts."""
-    loop = PongLoop(args.learning_starts, args.replay_size)
+    loop = PongLoop(args.learning_starts, args.replay_size, args.device)
     try:
         return loop.loop_rates(args.seconds, args.warmup)
     finally:
@@ -243,7 +258,7 @@ def ours_loop_rates(args: argparse.Namespace) -> tuple[float, float]:
 def part_a(args: argparse.Namespace) -> None:
     fill = max(args.fill, args.learning_starts)
     print(f"(a) filling a replay of {args.replay_size:,} with {fill:,} Pong steps ...", flush=True)
-    loop = PongLoop(args.learning_starts, args.replay_size)
+    loop = PongLoop(args.learning_starts, args.replay_size, args.device)
     loop.until_learning()
     while loop.itr * TRAIN_FREQ < fill:
         loop.sample_only()
@@ -256,9 +271,11 @@ def part_a(args: argparse.Namespace) -> None:
     }
     try:
         for repeat in range(args.repeats):
-            rates["bare model"].append(bare_model_rate(args.seconds, args.warmup))
+            rates["bare model"].append(
+                bare_model_rate(args.seconds, args.warmup, device=args.device)
+            )
             rates["bare model + target forward (info)"].append(
-                bare_model_rate(args.seconds, args.warmup, with_target=True)
+                bare_model_rate(args.seconds, args.warmup, with_target=True, device=args.device)
             )
             rates["ours: optimize_agent"].append(loop.optimize_rate(args.seconds, args.warmup))
             steps, updates = ours_loop_rates(args)
@@ -342,7 +359,7 @@ def sb3_pong_rate(args: argparse.Namespace, nature_cnn: bool = False) -> float:
         replay_buffer_kwargs=dict(handle_timeout_termination=False),
         policy_kwargs=policy_kwargs,
         seed=0,
-        device="cpu",
+        device=args.device,
     )
     window: dict[str, float] = {}
 
@@ -621,11 +638,17 @@ def main() -> None:
     parser.add_argument("--replay-size", type=int, default=100_000, help="(a), (b)")
     parser.add_argument("--fill", type=int, default=20_000, help="(a) steps in the replay")
     parser.add_argument("--sb3-nature", action="store_true", help="(b) SB3 NatureCNN row")
+    parser.add_argument(
+        "--device", default="cpu", help="(a), (b): cpu, cuda or cuda:N for every side's updates"
+    )
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
     logger.disable()
-    print(f"torch {torch.__version__}, threads: {torch.get_num_threads()}; parts {args.parts}")
+    print(
+        f"torch {torch.__version__}, threads: {torch.get_num_threads()}, device {args.device}; "
+        f"parts {args.parts}"
+    )
     parts = dict(a=part_a, b=part_b, c=part_c, d=part_d)
     for name in args.parts:
         parts[name](args)

@@ -76,6 +76,11 @@ Usage (SB3 and MuJoCo are benchmark-only dependencies: ``pip install stable-base
 
     python benchmarks/qpg_speed.py [--parts a b c] [--algos sac td3] [--seconds 10]
         [--repeats 3] [--seeds 5] [--threads 0] [--cheetah-steps 50000] [--cheetah-seeds 3]
+        [--device cpu|cuda]
+
+``--device cuda`` puts every side of (a) on the GPU (the bare update under
+``torch.device``, ours through the runner's ``cuda_idx``, SB3's ``device``); the clocks stop
+after ``torch.cuda.synchronize``. (b) and (c) stay on the CPU.
 """
 
 from __future__ import annotations
@@ -96,6 +101,7 @@ import torch
 from _learning import (  # benchmarks/_learning.py: shared with dqn_speed.py
     ClockedEvalRl,
     SolveClock,
+    cuda_idx_of,
     eval_interval_steps,
     fmt,
     median_reached,
@@ -249,7 +255,7 @@ class FinalEvalRl(ClockedEvalRl):
 class PendulumLoop:
     """A started ``MinibatchRl`` on Pendulum-v1, one env step and one update per iteration."""
 
-    def __init__(self, algo_name: str, learning_starts: int):
+    def __init__(self, algo_name: str, learning_starts: int, device: str = "cpu"):
         config = load_config(PENDULUM_CONFIGS[algo_name])
         config["algo"].update(min_steps_learn=learning_starts)
         config["algo"]["replay_ratio"] = config["algo"]["batch_size"]
@@ -258,6 +264,7 @@ class PendulumLoop:
             n_steps=1e12,
             log_interval_steps=1e12,
             seed=0,
+            affinity=dict(cuda_idx=cuda_idx_of(device)),
         )
         self.runner.startup()
         # SAC or TD3: updates_per_optimize, min_itr_learn and batch_size are theirs.
@@ -296,7 +303,7 @@ class PendulumLoop:
 
 def ours_rate(algo_name: str, args: argparse.Namespace) -> float:
     """A fresh run of ours on Pendulum-v1: updates/s after learning starts."""
-    loop = PendulumLoop(algo_name, args.learning_starts)
+    loop = PendulumLoop(algo_name, args.learning_starts, args.device)
     try:
         return loop.updates_per_second(args.seconds, args.warmup)
     finally:
@@ -353,7 +360,9 @@ def ours_cheetah(
 # -- Stable-Baselines3 --------------------------------------------------------------------------
 
 
-def make_sb3(algo_name: str, env_id: str, settings: dict[str, Any], seed: int) -> Any:
+def make_sb3(
+    algo_name: str, env_id: str, settings: dict[str, Any], seed: int, device: str = "cpu"
+) -> Any:
     """SB3's ``SAC`` or ``TD3("MlpPolicy")`` on one ``env_id`` env with ``settings``."""
     import stable_baselines3 as sb3
     from stable_baselines3.common.env_util import make_vec_env
@@ -367,7 +376,7 @@ def make_sb3(algo_name: str, env_id: str, settings: dict[str, Any], seed: int) -
             mean=np.zeros(size), sigma=kwargs.pop("noise_std") * np.ones(size)
         )
     AlgoCls = sb3.SAC if algo_name == "sac" else sb3.TD3  # noqa: N806
-    return AlgoCls("MlpPolicy", env, seed=seed, device="cpu", **kwargs)
+    return AlgoCls("MlpPolicy", env, seed=seed, device=device, **kwargs)
 
 
 def sb3_rate(algo_name: str, args: argparse.Namespace) -> float:
@@ -376,7 +385,7 @@ def sb3_rate(algo_name: str, args: argparse.Namespace) -> float:
     from stable_baselines3.common.callbacks import BaseCallback
 
     settings = dict(SB3_PENDULUM[algo_name], learning_starts=args.learning_starts)
-    model = make_sb3(algo_name, PENDULUM, settings, seed=0)
+    model = make_sb3(algo_name, PENDULUM, settings, seed=0, device=args.device)
     window: dict[str, float] = {}
 
     class Window(BaseCallback):
@@ -476,7 +485,7 @@ class BareBatch:
 
     def __init__(self, hidden: list[int]):
         obs_dim, self.act_dim, batch = 3, 1, BATCH_SIZE
-        gen = torch.Generator().manual_seed(0)
+        gen = torch.Generator(device=torch.get_default_device()).manual_seed(0)
         self.obs = torch.randn(batch, obs_dim, generator=gen)
         self.next_obs = torch.randn(batch, obs_dim, generator=gen)
         self.action = torch.rand(batch, self.act_dim, generator=gen) * 4 - 2
@@ -579,8 +588,10 @@ def bare_td3_update() -> Any:
 def bare_rate(algo_name: str, args: argparse.Namespace) -> float:
     """Updates/s of the bare update of ``algo_name`` (the ceiling of part (a))."""
     set_denormal_flush(True)  # as ours
-    update = bare_sac_update() if algo_name == "sac" else bare_td3_update()
-    calls, seconds = timed_calls(update, args.seconds, args.warmup)
+    # Factory calls without a device (models, the batch, the update's noise) land on it.
+    with torch.device(args.device):
+        update = bare_sac_update() if algo_name == "sac" else bare_td3_update()
+        calls, seconds = timed_calls(update, args.seconds, args.warmup, args.device)
     return calls / seconds
 
 
@@ -772,6 +783,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="(a) fresh runs of each side")
     parser.add_argument("--learning-starts", type=int, default=1000, help="(a) env steps")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
+    parser.add_argument(
+        "--device", default="cpu", help="(a): cpu, cuda or cuda:N for every side's updates"
+    )
     parser.add_argument("--seeds", type=int, default=5, help="(b) seeds")
     parser.add_argument(
         "--solved", type=float, default=PENDULUM_SOLVED, help="(b) threshold (-200)"
