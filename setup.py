@@ -27,6 +27,8 @@ EXTRAS = {
     "video": ["moviepy>=2", "gymnasium[classic-control]>=1.0"],
     # Batched Atari/MuJoCo/classic envs in C++ threads (rlpyt.envs.envpool); Linux x86_64 wheels.
     "envpool": ["envpool>=1.2.5"],
+    # The documentation site (mkdocs.yml): `make docs` serves it, `make test` builds it strictly.
+    "docs": ["mkdocs>=1.6", "mkdocs-material>=9.5", "mkdocstrings[python]>=0.26"],
 }
 # Not in "all": envpool has no wheels on some platforms.
 EXTRAS["all"] = sorted({req for name, reqs in EXTRAS.items() if name != "envpool" for req in reqs})
