@@ -24,7 +24,9 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import torch
 
+from rlpyt.algos.base import batch_to_device
 from rlpyt.algos.utils import valid_from_done
 from rlpyt.replays.non_sequence.frame import (
     PrioritizedReplayFrameBuffer,
@@ -261,6 +263,20 @@ class ReplayAlgoMixin:
     def append_samples(self, samples: Samples) -> None:
         """Put a sampler batch into the replay (wait-reset padding marked not valid)."""
         self.replay_buffer.append_samples(self.samples_to_buffer(samples))
+
+    @property
+    def device(self) -> torch.device:
+        """Where the agent's models live (each replay draw is moved there in one call)."""
+        return getattr(self.agent, "device", None) or torch.device("cpu")
+
+    def draw(self, batch_size: int) -> Any:
+        """``batch_size`` replayed rows (or sequences), on the agent's device.
+
+        The one place a replayed batch crosses to the device (:func:`batch_to_device`:
+        pinned and non-blocking towards CUDA, no walk on the CPU); losses and targets then
+        find every tensor where the models are.
+        """
+        return batch_to_device(self.replay_buffer.sample_batch(batch_size), self.device)
 
     def updates_per_draw(self, remaining: int, until_target_update: bool) -> int:
         """Updates whose minibatches one uniform replay draw can serve (at least 1).

@@ -135,18 +135,18 @@ class CategoricalDQN(DQN):
 
         Returns:
             ``(loss, kl [batch])``: the (importance-weighted) mean cross-entropy, and the KL
-            divergence of each replayed step (its priority).
+            divergence of each replayed step (its priority), detached, on the device.
         """
         ps = self.agent(*samples.agent_inputs)  # [batch, A, n_atoms]
         p = select_at_indexes(samples.action, ps)  # [batch, n_atoms]
-        target_p = self.targets(samples) if target is None else target.to(p.device)
+        target_p = self.targets(samples) if target is None else target
         log_p = p.clamp(min=PROB_FLOOR).log()
         losses = -(target_p * log_p).sum(dim=-1)
         if self.prioritized_replay:
-            losses = losses * samples.is_weights.to(losses.device)
+            losses = losses * samples.is_weights
         with torch.no_grad():
             kl = (target_p * (target_p.clamp(min=PROB_FLOOR).log() - log_p)).sum(dim=-1)
-        return losses.mean(), kl.clamp(min=0).cpu()
+        return losses.mean(), kl.clamp(min=0)
 
     @torch.no_grad()
     def targets(self, samples: Any) -> torch.Tensor:
@@ -168,18 +168,18 @@ class CategoricalDQN(DQN):
         (clipped to ``[V_min, V_max]``) and its probability is split between the two nearest
         atoms of ``z`` in proportion to closeness: ``sum_j p_j * max(0, 1 - |tz_j - z_i| / dz)``.
         """
-        target_ps = self.agent.target(*samples.target_inputs).to(device)  # type: ignore[attr-defined]  # [batch, A, P]
+        target_ps = self.agent.target(*samples.target_inputs)  # type: ignore[attr-defined]  # [batch, A, P]
         n_atoms = target_ps.shape[-1]
         z = torch.linspace(self.V_min, self.V_max, n_atoms, device=device)
         if self.double_dqn:
-            next_ps = self.agent(*samples.target_inputs).to(device)
+            next_ps = self.agent(*samples.target_inputs)
         else:
             next_ps = target_ps
         next_action = (next_ps * z).sum(dim=-1).argmax(dim=-1)
         target_p = select_at_indexes(next_action, target_ps)  # [batch, P]
-        not_done = (~samples.done_n.to(device).bool()).to(z.dtype)
-        scale = (samples.target_discount.to(device) * not_done).unsqueeze(-1)
-        moved = (samples.return_.to(device).unsqueeze(-1) + scale * z).clamp(self.V_min, self.V_max)
+        not_done = (~samples.done_n.bool()).to(z.dtype)
+        scale = (samples.target_discount * not_done).unsqueeze(-1)
+        moved = (samples.return_.unsqueeze(-1) + scale * z).clamp(self.V_min, self.V_max)
         delta_z = (self.V_max - self.V_min) / (n_atoms - 1)
         # weights[b, i, j]: share of moved atom j that lands on atom i.
         weights = (1 - (moved.unsqueeze(1) - z.view(1, -1, 1)).abs() / delta_z).clamp(min=0)

@@ -303,7 +303,7 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
             # DQN, one target pass: the target network is the same for all of them, and
             # uniform draws do not depend on the updates (prioritized ones do: one at a time).
             k = 1 if self.prioritized_replay else self.updates_per_draw(remaining, True)
-            batch = self.replay_buffer.sample_batch(self._batch_size * k)
+            batch = self.draw(self._batch_size * k)
             targets = None if k == 1 or self.double_dqn else self.targets(batch)
             for j in range(k):
                 rows = slice(j * self._batch_size, (j + 1) * self._batch_size)
@@ -331,8 +331,9 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         grad_norm = torch.nn.utils.clip_grad_norm_(self._params, self.clip_grad_norm)
         self.optimizer.step()
         if self.prioritized_replay:
-            # |TD| + eps (Schaul et al.): a zero priority would never be replayed again.
-            self.replay_buffer.update_batch_priorities(td_abs_errors + PRIORITY_EPS)
+            # |TD| + eps (Schaul et al.): a zero priority would never be replayed again. The
+            # priorities go back to the replay's host sum tree in one copy.
+            self.replay_buffer.update_batch_priorities((td_abs_errors + PRIORITY_EPS).cpu())
         self.update_counter += 1
         if self.update_counter % self.target_update_interval == 0:
             self.agent.update_target(self.target_update_tau)  # type: ignore[attr-defined]
@@ -344,17 +345,18 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         """TD loss of a replayed minibatch.
 
         Args:
-            samples: The minibatch.
+            samples: The minibatch, on the agent's device (:meth:`draw`).
             target: Its TD targets ``y [batch]`` if already computed (:meth:`targets`).
 
         Returns:
             ``(loss, td_abs_errors [batch])``: Huber (or squared) TD loss, importance-weighted
-            when prioritized; absolute TD errors clipped at ``delta_clip`` (the priorities).
+            when prioritized; absolute TD errors clipped at ``delta_clip`` (the priorities),
+            detached, on the device.
         """
         qs = self.agent(*samples.agent_inputs)
         q = select_at_indexes(samples.action, qs)
         y = self.targets(samples) if target is None else target
-        y = y.to(device=q.device, dtype=q.dtype)
+        y = y.to(dtype=q.dtype)
         # One fused op (and one backward node) for the Huber or squared loss: this update
         # runs hundreds of times per iteration on small networks, where op count is the cost.
         reduction = "none" if self.prioritized_replay else "mean"
@@ -363,11 +365,11 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         else:
             loss = F.huber_loss(q, y, reduction=reduction, delta=self.delta_clip)
         if self.prioritized_replay:
-            loss = (loss * samples.is_weights.to(loss.device)).mean()
+            loss = (loss * samples.is_weights).mean()
         td_abs_errors = (y - q.detach()).abs_()
         if self.delta_clip is not None:
             td_abs_errors = td_abs_errors.clamp_(max=self.delta_clip)
-        return loss, td_abs_errors.cpu()
+        return loss, td_abs_errors
 
     @torch.no_grad()
     def targets(self, samples: Any) -> torch.Tensor:
@@ -380,7 +382,7 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         if not self.double_dqn:
             return target_qs.max(dim=-1).values
         next_action = self.agent(*target_inputs).argmax(dim=-1)
-        return select_at_indexes(next_action.to(target_qs.device), target_qs)
+        return select_at_indexes(next_action, target_qs)
 
     def beta_at(self, itr: int) -> float:
         """Importance-weight exponent: linear from learning start over ``pri_beta_steps``."""
@@ -392,12 +394,12 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
 def bootstrap_target(samples: Any, target_value: torch.Tensor) -> torch.Tensor:
     """``return_ + (1 - done_n) * target_discount * target_value``, masked with ``where``.
 
-    ``target_value`` of rows that met a terminal is ignored, not multiplied by zero.
+    ``target_value`` of rows that met a terminal is ignored, not multiplied by zero. The
+    samples are on ``target_value``'s device already (the algorithm's one move per draw).
     """
-    done_n = samples.done_n.to(target_value.device)
-    bootstrapped = samples.target_discount.to(target_value.device) * target_value
-    return samples.return_.to(target_value.device) + torch.where(
-        done_n.bool(), torch.zeros_like(bootstrapped), bootstrapped
+    bootstrapped = samples.target_discount * target_value
+    return samples.return_ + torch.where(
+        samples.done_n.bool(), torch.zeros_like(bootstrapped), bootstrapped
     )
 
 

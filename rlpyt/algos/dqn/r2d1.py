@@ -58,6 +58,7 @@ from rlpyt.replays.sequence.frame import (
 )
 from rlpyt.replays.sequence.prioritized import PrioritizedSequenceReplayBuffer
 from rlpyt.replays.sequence.uniform import UniformSequenceReplayBuffer
+from rlpyt.utils.buffer import buffer_to
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.logging import logger
@@ -83,6 +84,7 @@ SamplesToBufferValidRnn = namedarraytuple(
 SamplesToBufferTlValidRnn = namedarraytuple(
     "SamplesToBufferTlValidRnn", SamplesToBufferTlValid._fields + ("prev_rnn_state",)
 )
+CPU = torch.device("cpu")
 RNN_RECORDS = {
     SamplesToBuffer: SamplesToBufferRnn,
     SamplesToBufferTl: SamplesToBufferTlRnn,
@@ -374,9 +376,7 @@ class R2D1(DQN):
         if self.prioritized_replay:
             self.replay_buffer.set_beta(self.beta_at(itr))
         for _ in range(self.updates_per_optimize):
-            loss, grad_norm, td_abs_errors, priorities = self.update(
-                self.replay_buffer.sample_batch(self.batch_B)
-            )
+            loss, grad_norm, td_abs_errors, priorities = self.update(self.draw(self.batch_B))
             opt_info.loss.append(loss)
             opt_info.gradNorm.append(grad_norm)
             opt_info.tdAbsErr.extend(td_abs_errors)
@@ -432,13 +432,14 @@ class R2D1(DQN):
             linear = self.delta_clip * (abs_delta - 0.5 * self.delta_clip)
             losses = torch.where(abs_delta <= self.delta_clip, losses, linear)
         if self.prioritized_replay:
-            losses = losses * samples.is_weights.to(losses.device).unsqueeze(0)
+            losses = losses * samples.is_weights.unsqueeze(0)
         loss = valid_mean(losses, valid)
         td_abs_errors = abs_delta.detach()
         if self.delta_clip is not None:
             td_abs_errors = td_abs_errors.clamp(max=self.delta_clip)
         priorities = sequence_priorities(td_abs_errors, valid, self.pri_eta)
-        return loss, td_abs_errors.cpu(), valid.cpu(), priorities.cpu()
+        # What the replay and the log need goes back to the host in one call.
+        return (loss, *buffer_to((td_abs_errors, valid, priorities), CPU))
 
     def q_and_targets(self, samples: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Online ``Q(s_j, a_j)``, rescaled targets ``y_j`` and the valid mask, ``[batch_T, B]``.
@@ -454,7 +455,7 @@ class R2D1(DQN):
         # Training steps and the n-step tail: rows wT .. T + n - 1 of the span.
         span = slice(wT, T + n) if self.double_dqn else slice(wT, T)
         qs, _ = agent(observation[span], prev_action[span], prev_reward[span], online_state)
-        action = samples.all_action[wT + 1 : T + 1].to(qs.device)
+        action = samples.all_action[wT + 1 : T + 1]
         q = select_at_indexes(action, qs[: T - wT])
         with torch.no_grad():
             tail = slice(wT, T + n)
@@ -462,7 +463,7 @@ class R2D1(DQN):
                 observation[tail], prev_action[tail], prev_reward[tail], target_state
             )
             # Bootstrap rows relative to the training start (masked rows may point earlier).
-            rows = (samples.bootstrap_t[wT:].to(qs.device) - wT).clamp(min=0)
+            rows = (samples.bootstrap_t[wT:] - wT).clamp(min=0)
             gather = rows.unsqueeze(-1).expand(-1, -1, target_qs.shape[-1])
             target_at = target_qs.gather(0, gather)
             if self.double_dqn:
@@ -471,7 +472,7 @@ class R2D1(DQN):
             else:
                 bootstrap = target_at.max(dim=-1).values
             y = self.rescaled_targets(samples, bootstrap, wT)
-            valid = valid_from_done(samples.done[wT:].to(qs.device)).to(q.dtype)
+            valid = valid_from_done(samples.done[wT:]).to(q.dtype)
         return q, y, valid
 
     def rescaled_targets(self, samples: Any, bootstrap: torch.Tensor, start: int) -> torch.Tensor:
@@ -480,10 +481,9 @@ class R2D1(DQN):
         Rows that met a terminal ignore ``bootstrap`` (not multiplied by zero: it may be
         anything there).
         """
-        device = bootstrap.device
-        done_n = samples.done_n[start:].to(device).bool()
-        discounted = samples.target_discount[start:].to(device) * self.inv_value_scale(bootstrap)
-        ret = samples.return_[start:].to(device)
+        done_n = samples.done_n[start:].bool()
+        discounted = samples.target_discount[start:] * self.inv_value_scale(bootstrap)
+        ret = samples.return_[start:]
         return self.value_scale(ret + torch.where(done_n, torch.zeros_like(ret), discounted))
 
     @torch.no_grad()
@@ -496,8 +496,6 @@ class R2D1(DQN):
         wT = self.warmup_T  # noqa: N806
         agent: Any = self.agent
         init = samples.init_rnn_state
-        if init is not None:
-            init = type(init)(*(x.to(agent.device) for x in init))
         if wT == 0:
             return init, init
         warmup = (
@@ -507,7 +505,7 @@ class R2D1(DQN):
         )
         _, online_state = agent(*warmup, init)
         _, target_state = agent.target(*warmup, init)
-        ended = samples.done[:wT].to(agent.device).bool().any(dim=0)  # [B]
+        ended = samples.done[:wT].bool().any(dim=0)  # [B]
         keep = (~ended).to(tuple(online_state)[0].dtype).view(1, -1, 1)
         online_state = type(online_state)(*(x * keep for x in online_state))
         target_state = type(target_state)(*(x * keep for x in target_state))

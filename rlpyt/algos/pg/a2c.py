@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from rlpyt.algos.pg.base import OptInfo, PolicyGradientAlgo, initial_rnn_state, opt_info_from
-from rlpyt.utils.buffer import buffer_to
+from rlpyt.algos.pg.base import OptInfo, PolicyGradientAlgo, opt_info_from
 from rlpyt.utils.tensor import valid_mean
 
 if TYPE_CHECKING:
@@ -74,13 +73,12 @@ class A2C(PolicyGradientAlgo):
         Returns:
             ``(loss, entropy, perplexity)``, 0-dim tensors (the loss with grad).
         """
-        device = self.agent.device
-        agent_inputs = self.batch_agent_inputs(samples)
-        init_rnn_state = initial_rnn_state(samples, device) if self.agent.recurrent else None
-        dist_info, value = self.agent_forward(agent_inputs, init_rnn_state)
-        return_, advantage, valid = buffer_to(self.process_returns(samples), device)
+        inputs, init_rnn_state = self.loss_inputs(samples, old_dist_info=False)
+        dist_info, value = self.agent_forward(inputs.agent_inputs, init_rnn_state)
         dist = self.agent.distribution
-        logli = dist.log_likelihood(samples.agent.action.to(device), dist_info)
-        pi_loss = -valid_mean(logli * advantage, valid)
-        other_loss, entropy, perplexity = self.value_entropy_loss(dist_info, value, return_, valid)
+        logli = dist.log_likelihood(inputs.action, dist_info)
+        pi_loss = -valid_mean(logli * inputs.advantage, inputs.valid)
+        other_loss, entropy, perplexity = self.value_entropy_loss(
+            dist_info, value, inputs.return_, inputs.valid
+        )
         return pi_loss + other_loss, entropy, perplexity

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from rlpyt.agents.base import AgentInputs, AgentInputsRnn
-from rlpyt.algos.base import RlAlgorithm
+from rlpyt.algos.base import RlAlgorithm, batch_to_device
 from rlpyt.algos.utils import (
     Array,
     discount_return,
@@ -28,8 +28,8 @@ from rlpyt.algos.utils import (
     generalized_advantage_estimation_tl,
     valid_from_done,
 )
-from rlpyt.utils.buffer import buffer_to
 from rlpyt.utils.checks import check_number
+from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.tensor import valid_mean
 
 if TYPE_CHECKING:
@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from rlpyt.utils.collections import AttrDict
 
 OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "entropy", "perplexity"])
+LossInputs = namedarraytuple(
+    "LossInputs", ["agent_inputs", "action", "return_", "advantage", "valid", "old_dist_info"]
+)
 
 
 class PolicyGradientAlgo(RlAlgorithm):
@@ -137,25 +140,40 @@ class PolicyGradientAlgo(RlAlgorithm):
         # walks this list instead of re-collecting agent.parameters() every update.
         self._params = [p for group in self.optimizer.param_groups for p in group["params"]]
 
-    def batch_agent_inputs(self, samples: Samples) -> AgentInputs:
-        """The agent's training inputs from a batch, on the agent's device.
+    def loss_inputs(self, samples: Samples, old_dist_info: bool = True) -> tuple[Any, Any]:
+        """A batch's training inputs, moved to the agent's device in one call.
 
+        Returns and advantages are computed on the host first (:meth:`process_returns`).
         Also updates the agent's observation normalization, where it has one
         (``update_obs_rms``), from this batch's observations, before any forward pass.
 
         Args:
             samples: The sampler's ``Samples`` buffer, ``[T, B]`` leading dims.
+            old_dist_info: Include the sampling policy's ``dist_info`` (PPO's ratio).
 
         Returns:
-            ``AgentInputs(observation, prev_action, prev_reward)``, each ``[T, B, ...]``.
+            ``(LossInputs(agent_inputs, action, return_, advantage, valid, old_dist_info),
+            init_rnn_state)``: fields ``[T, B, ...]`` (``valid`` None when every step counts,
+            ``old_dist_info`` None unless asked); the recurrent state at step 0 ``[N, B, H]``
+            for recurrent agents, else None.
         """
         agent_inputs = AgentInputs(
             samples.env.observation, samples.agent.prev_action, samples.env.prev_reward
         )
-        agent_inputs = buffer_to(agent_inputs, device=self.agent.device)
+        return_, advantage, valid = self.process_returns(samples)
+        inputs = LossInputs(
+            agent_inputs=agent_inputs,
+            action=samples.agent.action,
+            return_=return_,
+            advantage=advantage,
+            valid=valid,
+            old_dist_info=samples.agent.agent_info.dist_info if old_dist_info else None,
+        )
+        init_rnn_state = initial_rnn_state(samples) if self.agent.recurrent else None
+        inputs, init_rnn_state = batch_to_device((inputs, init_rnn_state), self.agent.device)
         if hasattr(self.agent, "update_obs_rms"):
-            self.agent.update_obs_rms(agent_inputs.observation)
-        return agent_inputs
+            self.agent.update_obs_rms(inputs.agent_inputs.observation)
+        return inputs, init_rnn_state
 
     def agent_forward(
         self, agent_inputs: AgentInputs, init_rnn_state: Any = None
@@ -314,7 +332,7 @@ def opt_info_from(steps: Sequence[tuple[torch.Tensor, ...]]) -> OptInfo:
 
 def make_optimizer(
     OptimCls: Callable[..., torch.optim.Optimizer],  # noqa: N803
-    params: list[torch.nn.Parameter],
+    params: list[torch.Tensor],
     learning_rate: float,
     optim_kwargs: dict,
 ) -> torch.optim.Optimizer:
@@ -352,14 +370,16 @@ def with_foreach(
     return {**optim_kwargs, "foreach": True}
 
 
-def initial_rnn_state(samples: Samples, device: torch.device) -> Any:
+def initial_rnn_state(samples: Samples, device: torch.device | None = None) -> Any:
     """The recurrent state at the start of the batch, ``[N, B, H]``, on ``device``.
 
     Samplers record ``agent_info.prev_rnn_state`` at every step as ``[B, N, H]``; training
     starts each sequence from the state of step 0, in the model's ``[N, B, H]`` layout.
+    ``device`` None: where the samples are (the algorithms move it with the whole batch).
     """
     state = samples.agent.agent_info.prev_rnn_state[0]
-    return state._make(s.transpose(0, 1).contiguous().to(device) for s in state)
+    state = state._make(s.transpose(0, 1).contiguous() for s in state)
+    return state if device is None else batch_to_device(state, device)
 
 
 def _cpu_numpy(*tensors: torch.Tensor | None) -> tuple[Any, ...] | None:

@@ -11,10 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from rlpyt.algos.pg.base import OptInfo, PolicyGradientAlgo, initial_rnn_state, opt_info_from
-from rlpyt.utils.buffer import buffer_func, buffer_to
+from rlpyt.algos.pg.base import (
+    LossInputs,  # noqa: F401 (re-exported from its old home)
+    OptInfo,
+    PolicyGradientAlgo,
+    opt_info_from,
+)
+from rlpyt.utils.buffer import buffer_func
 from rlpyt.utils.checks import check_number
-from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.misc import iterate_mb_idxs
 from rlpyt.utils.tensor import valid_mean
 
@@ -25,10 +29,6 @@ if TYPE_CHECKING:
     from rlpyt.protocols import Agent
     from rlpyt.samplers.collections import BatchSpec, Samples
     from rlpyt.utils.collections import AttrDict
-
-LossInputs = namedarraytuple(
-    "LossInputs", ["agent_inputs", "action", "return_", "advantage", "valid", "old_dist_info"]
-)
 
 
 class PPO(PolicyGradientAlgo):
@@ -189,20 +189,9 @@ class PPO(PolicyGradientAlgo):
         Feed-forward: every field flattened to ``[T * B, ...]``; recurrent: ``[T, B, ...]`` and
         the state at step 0, ``[N, B, H]`` fields.
         """
-        device = self.agent.device
-        agent_inputs = self.batch_agent_inputs(samples)
-        return_, advantage, valid = self.process_returns(samples)
-        loss_inputs = LossInputs(
-            agent_inputs=agent_inputs,
-            action=samples.agent.action,
-            return_=return_,
-            advantage=advantage,
-            valid=valid,
-            old_dist_info=samples.agent.agent_info.dist_info,
-        )
-        loss_inputs = buffer_to(loss_inputs, device=device)
+        loss_inputs, init_rnn_state = self.loss_inputs(samples)
         if self.agent.recurrent:
-            return loss_inputs, initial_rnn_state(samples, device)
+            return loss_inputs, init_rnn_state
         # One flat sample dim: a minibatch is then one index, not a (time, env) index pair.
         return buffer_func(loss_inputs, _flatten_time_batch), None
 

@@ -29,7 +29,6 @@ from rlpyt.algos.pg.base import make_optimizer
 from rlpyt.algos.replay_mixin import ReplayAlgoMixin
 from rlpyt.replays.non_sequence.time_limit import TlUniformReplayBuffer
 from rlpyt.replays.non_sequence.uniform import UniformReplayBuffer
-from rlpyt.utils.buffer import buffer_to
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.logging import logger
 
@@ -164,7 +163,7 @@ class QpgAlgo(ReplayAlgoMixin, RlAlgorithm):
         return TlUniformReplayBuffer if self.stores_timeout(examples) else UniformReplayBuffer
 
     def make_optimizer(
-        self, params: Iterable[torch.nn.Parameter], learning_rate: float
+        self, params: Iterable[torch.Tensor], learning_rate: float
     ) -> torch.optim.Optimizer:
         """``OptimCls`` over ``params`` at ``learning_rate`` with ``optim_kwargs``."""
         return make_optimizer(self.OptimCls, list(params), learning_rate, self.optim_kwargs)
@@ -193,7 +192,7 @@ class QpgAlgo(ReplayAlgoMixin, RlAlgorithm):
         remaining = self.updates_per_optimize
         while remaining:
             k = self.updates_per_draw(remaining, self.shares_targets)
-            batch = buffer_to(self.replay_buffer.sample_batch(self._batch_size * k), self.device)
+            batch = self.draw(self._batch_size * k)
             targets = self.targets(batch) if self.shares_targets and k > 1 else None
             for j in range(k):
                 rows = slice(j * self._batch_size, (j + 1) * self._batch_size)
@@ -201,11 +200,6 @@ class QpgAlgo(ReplayAlgoMixin, RlAlgorithm):
                 self.update(minibatch, None if targets is None else targets[rows], records)
             remaining -= k
         return opt_info_from(self.OptInfoCls, records)
-
-    @property
-    def device(self) -> torch.device:
-        """Where the agent's models live (minibatches are moved there once per draw)."""
-        return getattr(self.agent, "device", None) or torch.device("cpu")
 
     def targets(self, samples: Any) -> torch.Tensor:
         """Bootstrap targets ``y [batch]`` of replayed rows (algorithms that share them)."""

@@ -206,7 +206,9 @@ class SAC(QpgAlgo):
         self.q1_optimizer = self.make_optimizer(self._q1_params, self.learning_rate)
         self.q2_optimizer = self.make_optimizer(self._q2_params, self.learning_rate)
         start = 0.0 if self.fixed_alpha is None else math.log(self.fixed_alpha)
-        self._log_alpha = torch.nn.Parameter(torch.full((1,), start, device=self.device))
+        # A leaf tensor made on the agent's device (what Parameter would wrap, without a
+        # second tensor object standing for it).
+        self._log_alpha = torch.full((1,), start, device=self.device, requires_grad=True)
         self.alpha_optimizer = self.make_optimizer([self._log_alpha], self.learning_rate)
         self._alpha = self._log_alpha.detach().exp()
         if self.target_entropy == "auto":
