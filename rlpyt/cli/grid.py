@@ -19,6 +19,7 @@ __all__ = ["FILE_KEYS", "flatten_variant", "load_sweep_file", "make_grid", "pars
 FILE_KEYS = frozenset(
     {"algo", "env", "sampler", "n_workers", "steps", "seed", "config", "config_file", "seeds"}
     | {"target_reward", "eval_episodes", "log_interval_steps", "set", "grid"}
+    | {"runner", "ranks", "vector", "check_finite", "snapshot_replay"}
 )
 
 

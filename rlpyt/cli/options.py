@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from rlpyt.cli.overrides import parse_assignments
-from rlpyt.cli.registry import ALGORITHMS, SAMPLERS
+from rlpyt.cli.registry import ALGORITHMS, RUNNER_KINDS, SAMPLERS, VECTOR_BACKENDS
 from rlpyt.cli.spec import RunSpec
 
 
@@ -65,6 +65,20 @@ RUN_OPTIONS: list[Callable[[Callable], Callable]] = [
                  help="serial: one process; cpu: worker processes step envs and run the agent; "
                       "gpu: workers step envs, the agent runs batched in the main process; "
                       "alternating: gpu with two worker groups that overlap."),
+    click.option("--runner", type=click.Choice(RUNNER_KINDS), default=None,
+                 help="minibatch: sampling and training in turn (MinibatchRl); sync: "
+                      "data-parallel ranks, each a full replica (SyncRl; --ranks, or start "
+                      "under torchrun); async: sampler and optimizer in separate processes "
+                      "(AsyncRl; replay algorithms). Default: what the config is written for "
+                      "(async for configs with algo.updates_per_sync), else minibatch."),
+    click.option("--ranks", type=click.IntRange(min=1), default=None,
+                 help="Processes of a --runner sync run (gloo on CPU). Default: 2; under "
+                      "torchrun, its processes."),
+    click.option("--vector", type=click.Choice(VECTOR_BACKENDS), default=None,
+                 help="Batched envs, stepped B at a time: gymnasium (gymnasium's vector envs, "
+                      "the native vectorized env where the id has one) or envpool (the envpool "
+                      "extra; Atari games and the envs it ships). Default: one env object per "
+                      "env, unless the config is written for a backend."),
     click.option("--n-workers", type=click.IntRange(min=1), default=None,
                  help="Worker processes of a parallel sampler. Default: one per allowed CPU "
                       "(at most one per env)."),
@@ -89,7 +103,15 @@ RUN_OPTIONS: list[Callable[[Callable], Callable]] = [
     click.option("--log-interval", "log_interval_steps", type=click.IntRange(min=1),
                  default=None,
                  help="Env steps between log rows. Default: the config's "
-                      "runner.log_interval_steps."),
+                      "runner.log_interval_steps, at most --steps (a row at the end always)."),
+    click.option("--check-finite/--no-check-finite", "check_finite", default=True,
+                 show_default=True,
+                 help="Stop the run at the first iteration whose loss, gradient norm or "
+                      "parameters are not finite (NaN/inf), before its snapshot. "
+                      "--no-check-finite: train on (the runner's check_finite=False)."),
+    click.option("--snapshot-replay", is_flag=True, default=False,
+                 help="Snapshots hold the replay buffer, so a resumed run continues with it "
+                      "(replay algorithms; algo.snapshot_replay=True; large for Atari)."),
 ]  # fmt: skip
 
 

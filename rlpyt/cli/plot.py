@@ -18,7 +18,7 @@ mean over their seeds with a band of one standard deviation. Needs matplotlib (t
 \b
 Examples:
   rlpyt plot runs/ppo_CartPole-v1/run_0
-  rlpyt plot data/local/20260101/120000/ppo_sweep --key Diagnostics/CumTime --out time.png
+  rlpyt plot runs/local/20260101/120000/ppo_sweep --key Diagnostics/CumTime --out time.png
 """
 
 

@@ -82,7 +82,8 @@ A sweep file (YAML) takes the same names:
     "--root-log-dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Root of the sweep folder <root>/local/<date>/<time>/<title>. Default: ./data.",
+    help="Root of the sweep folder <root>/local/<date>/<time>/<title>. Default: ./runs "
+    "(where rlpyt train and rlpyt tune write too).",
 )
 @click.option(
     "--cores",
@@ -132,7 +133,7 @@ def sweep(
         variants=variants,
         log_dirs=log_dirs,
         common_args=(encode_spec(spec),),
-        root_log_dir=None if root_log_dir is None else os.path.abspath(root_log_dir),
+        root_log_dir=os.path.abspath(root_log_dir or "runs"),
     )
     exp_dir, failed = _launch(launcher, args, spec, cores, cluster)
     click.echo(f"Sweep folder: {exp_dir}\n  plot it: rlpyt plot {exp_dir}")

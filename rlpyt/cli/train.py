@@ -205,7 +205,8 @@ Examples:
     default=None,
     metavar="RUN_DIR",
     help="Continue the run in RUN_DIR from its newest snapshot with its recorded "
-    "settings (--steps and --target-reward may change; other options are ignored).",
+    "settings (--steps, --target-reward and --no-check-finite may change; other options "
+    "are ignored).",
 )
 @click.option(
     "--show-config",
@@ -225,6 +226,7 @@ def train(
         for key in ("steps", "target_reward"):
             if options[key] is not None:
                 setattr(spec, key, options[key])
+        spec.check_finite = spec.check_finite and options["check_finite"]
     elif algo is None:
         raise click.UsageError("Missing argument 'ALGO' (or pass --resume RUN_DIR).")
     else:
