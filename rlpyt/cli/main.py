@@ -26,6 +26,7 @@ A day's loop:
   rlpyt play runs/ppo_CartPole-v1/run_0 --episodes 3 --video ppo.mp4
   rlpyt sweep ppo --env CartPole-v1 --grid algo.learning_rate=3e-4,1e-3 --seeds 2
   rlpyt tune ppo --env CartPole-v1 --trials 20
+  rlpyt compare data/local/<date>/<time>/ppo_CartPole-v1
 """
 
 
@@ -44,11 +45,13 @@ rlpyt.add_command(plot)
 
 # -- commands of other modules -------------------------------------------------------------------
 # (rlpyt play and rlpyt tune: their imports and ``rlpyt.add_command(...)`` lines go here.)
+from rlpyt.cli.compare import compare  # noqa: E402
 from rlpyt.cli.play import play  # noqa: E402 (grouped here with their add_command lines)
 from rlpyt.cli.tune import tune  # noqa: E402
 
 rlpyt.add_command(play)
 rlpyt.add_command(tune)
+rlpyt.add_command(compare)
 
 
 def main() -> None:

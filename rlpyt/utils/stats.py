@@ -6,7 +6,9 @@ Precipice" (NeurIPS 2021), with their definitions (those of the authors' ``rliab
 - scores are a ``[n_runs, n_tasks]`` matrix (one column per task, one row per seed);
 - **IQM**: the interquartile mean, the mean of all ``n_runs * n_tasks`` scores after
   dropping ``floor(0.25 * n)`` of the lowest and as many of the highest (a 25% trimmed mean);
-- **median** and **mean**: of the per-task mean scores;
+- **mean**: of the per-task mean scores;
+- **median**: of the per-task mean scores; with a single task, where that would be the mean
+  again, the median of its runs' scores (ours: the question one task asks);
 - **optimality gap** at ``gamma``: ``mean(max(gamma - x, 0))`` over all scores;
 - **performance profile** at ``tau``: the fraction of all scores ``> tau``;
 - **stratified bootstrap**: each resample draws ``n_runs`` runs with replacement within each
@@ -36,8 +38,15 @@ def aggregate_mean(scores: np.ndarray) -> np.ndarray:
 
 
 def aggregate_median(scores: np.ndarray) -> np.ndarray:
-    """Median over tasks of the per-task mean scores. ``[..., R, T]`` -> ``[...]``."""
-    return np.median(np.asarray(scores, dtype=np.float64).mean(axis=-2), axis=-1)
+    """Median over tasks of the per-task mean scores. ``[..., R, T]`` -> ``[...]``.
+
+    With one task (``T == 1``) the median of its runs' scores: rliable's definition would
+    give the mean there.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.shape[-1] == 1:
+        return np.median(scores[..., 0], axis=-1)
+    return np.median(scores.mean(axis=-2), axis=-1)
 
 
 def aggregate_iqm(scores: np.ndarray) -> np.ndarray:

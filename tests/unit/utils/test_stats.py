@@ -48,6 +48,11 @@ def test_mean_and_median_are_of_per_task_means():
     assert aggregate_median(scores) == pytest.approx(15.0)
 
 
+def test_median_of_one_task_is_the_median_of_its_runs():
+    assert aggregate_median(column([1.0, 2.0, 10.0])) == 2.0  # rliable's would be the mean
+    assert aggregate_median(column([1.0, 2.0, 4.0, 10.0])) == 3.0
+
+
 def test_optimality_gap_and_performance_profile_by_hand():
     scores = column([0.5, 1.2, 0.8])
     assert optimality_gap(scores, gamma=1.0) == pytest.approx((0.5 + 0.0 + 0.2) / 3)
@@ -86,9 +91,15 @@ def naive_task_means(sample):
     return [statistics.fmean(row[t] for row in sample) for t in range(len(sample[0]))]
 
 
+def naive_median(sample):
+    if len(sample[0]) == 1:
+        return statistics.median(row[0] for row in sample)
+    return statistics.median(naive_task_means(sample))
+
+
 NAIVE = {
     "iqm": naive_iqm,
-    "median": lambda sample: statistics.median(naive_task_means(sample)),
+    "median": naive_median,
     "mean": lambda sample: statistics.fmean(naive_task_means(sample)),
 }
 
