@@ -12,13 +12,17 @@ groups by (top-level keys starting with ``seed`` or ``log_dir``) and the run boo
 ``package_versions.*``): one curve per distinct
 setting, the mean over its runs with a band of one standard deviation, runs aligned by row
 (log point) as viskit does. ``--group`` picks the grouping keys by hand; ``--split`` makes one
-panel per value of a key. Needs matplotlib (``pip install "rlpyt[plot]"``), imported only here.
+panel per value of a key. ``--aggregate iqm|median|mean`` draws that aggregate over the runs
+instead, with a stratified bootstrap confidence band (:mod:`rlpyt.utils.stats`), at the log
+points every run of the curve has a value for. Needs matplotlib (``pip install "rlpyt[plot]"``),
+imported only here.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
 import math
 import os
@@ -44,7 +48,11 @@ class Run:
 
 @dataclass
 class Curve:
-    """One setting's curve: ``x``, ``mean``, ``std`` are ``[n_points]`` over ``n_runs`` runs."""
+    """One setting's curve: ``x``, ``mean``, ``std`` are ``[n_points]`` over ``n_runs`` runs.
+
+    With an ``aggregate`` (``"iqm"``, ``"median"``, ``"mean"``), ``mean`` holds that aggregate
+    and ``low``/``high`` its confidence interval (``std`` is still the runs' std).
+    """
 
     label: str
     setting: dict[str, Any]
@@ -53,6 +61,9 @@ class Curve:
     mean: np.ndarray
     std: np.ndarray
     n_runs: int
+    aggregate: str | None = None
+    low: np.ndarray | None = None
+    high: np.ndarray | None = None
 
 
 def flatten_params(params: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -115,6 +126,8 @@ def make_curves(
     y: str,
     group: Sequence[str] | None = None,
     split: str | None = None,
+    aggregate: str | None = None,
+    confidence: float = 0.95,
 ) -> list[Curve]:
     """Groups runs into curves (mean and std of ``y`` over the runs of each setting).
 
@@ -124,6 +137,10 @@ def make_curves(
         y: the plotted column.
         group: keys whose values define a setting; default :func:`distinct_keys` minus ``split``.
         split: a key with one panel per value (``Curve.panel``); None for a single panel.
+        aggregate: ``"iqm"``, ``"median"`` or ``"mean"``: each curve is that aggregate over
+            its runs with a stratified bootstrap CI (2,000 resamples, seed 0), at the log
+            points where every run has a value; None: mean and std.
+        confidence: the CI's coverage.
 
     Returns:
         The curves, ordered by panel then setting.
@@ -136,6 +153,11 @@ def make_curves(
         values = [run.params.get(key) for key in [split or "", *group_keys]]
         buckets.setdefault(tuple(map(repr, values)), []).append(run)
     curves = [_curve(members, x, y, group_keys, split) for members in buckets.values()]
+    if aggregate is not None:
+        curves = [
+            _aggregated(curve, members, x, y, aggregate, confidence)
+            for curve, members in zip(curves, buckets.values(), strict=True)
+        ]
     return sorted(curves, key=lambda c: (_order(c.panel), [_order(v) for v in c.setting.values()]))
 
 
@@ -161,6 +183,27 @@ def _curve(members: list[Run], x: str, y: str, group_keys: list[str], split: str
     return Curve(label, setting, panel, x_mean[keep], mean[keep], std[keep], len(members))
 
 
+def _aggregated(
+    curve: Curve, members: list[Run], x: str, y: str, aggregate: str, confidence: float
+) -> Curve:
+    """``curve`` with the aggregate of its runs and its CI at the points all runs have."""
+    from rlpyt.utils import stats  # noqa: PLC0415
+
+    if aggregate not in stats.AGGREGATES:
+        raise ValueError(f"Unknown aggregate {aggregate!r}; use one of {sorted(stats.AGGREGATES)}.")
+    xs, ys = _aligned(members, x), _aligned(members, y)
+    complete = ~(np.isnan(ys).any(axis=0) | np.isnan(xs).all(axis=0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=RuntimeWarning)
+        x_mean, std = np.nanmean(xs, 0)[complete], np.std(ys, 0)[complete]
+    scores = ys[:, complete].T[..., None]  # [n_points, n_runs, 1 task]
+    estimate = stats.bootstrap_ci(scores, stats.AGGREGATES[aggregate], 2000, confidence, rng=0)
+    return dataclasses.replace(
+        curve, x=x_mean, mean=estimate.value, std=std, aggregate=aggregate,
+        low=estimate.low, high=estimate.high,
+    )  # fmt: skip
+
+
 def _aligned(runs: list[Run], column: str) -> np.ndarray:
     """``[n_runs, max_rows]``: each run's column by row index, nan-padded."""
     length = max(len(run.progress[column]) for run in runs)
@@ -184,6 +227,7 @@ def plot_runs(
     split: str | None = None,
     group: Sequence[str] | str | None = None,
     title: str | None = None,
+    aggregate: str | None = None,
 ) -> str:
     """Plots ``y`` against ``x`` for every run below ``paths`` and writes a PNG.
 
@@ -194,7 +238,9 @@ def plot_runs(
         out: the PNG file to write (folders are created).
         split: a parameter key (dotted) with one panel per value.
         group: parameter key(s) defining the curves; default: every key that differs.
-        title: the figure title; default ``y``.
+        title: the figure title; default ``y`` (and the aggregate).
+        aggregate: ``"iqm"``, ``"median"`` or ``"mean"`` with a 95% stratified bootstrap band
+            over the runs of each curve; None (default): mean with a band of one std.
 
     Returns:
         The absolute path of the PNG.
@@ -206,7 +252,10 @@ def plot_runs(
             f"No run folder (progress.csv with variant.json or params.json) below {paths}."
         )
     group = [group] if isinstance(group, str) else group
-    curves = make_curves(runs, x, y, group=group, split=split)
+    curves = make_curves(runs, x, y, group=group, split=split, aggregate=aggregate)
+    if title is None and aggregate is not None:
+        name = "IQM" if aggregate == "iqm" else aggregate
+        title = f"{y}: {name} over runs, 95% bootstrap CI"
     return _draw(curves, x, y, split, title or y, out)
 
 
@@ -223,13 +272,10 @@ def _draw(curves: list[Curve], x: str, y: str, split: str | None, title: str, ou
     for ax, panel in zip(axes, panels, strict=False):
         for curve in (c for c in curves if c.panel == panel):
             (line,) = ax.plot(curve.x, curve.mean, label=curve.label)
-            ax.fill_between(
-                curve.x,
-                curve.mean - curve.std,
-                curve.mean + curve.std,
-                color=line.get_color(),
-                alpha=0.2,
-            )
+            low, high = curve.low, curve.high
+            if low is None or high is None:
+                low, high = curve.mean - curve.std, curve.mean + curve.std
+            ax.fill_between(curve.x, low, high, color=line.get_color(), alpha=0.2)
         ax.set(xlabel=x, ylabel=y, title=f"{split}={panel}" if split else "")
         ax.grid(alpha=0.3)
         ax.legend(fontsize="small")
@@ -256,8 +302,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--out", default="curves.png", help="PNG file to write")
     parser.add_argument("--title", default=None, help="figure title (default: the y column)")
+    parser.add_argument(
+        "--aggregate",
+        choices=("iqm", "median", "mean"),
+        default=None,
+        help="aggregate over runs with a 95%% stratified bootstrap band (default: mean +- std)",
+    )
     args = parser.parse_args(argv)
-    path = plot_runs(args.paths, args.x, args.y, args.out, args.split, args.group, args.title)
+    path = plot_runs(
+        args.paths, args.x, args.y, args.out, args.split, args.group, args.title, args.aggregate
+    )
     print(path)
     return 0
 

@@ -58,6 +58,13 @@ Examples:
     help="PNG to write. Default: curves_<key>.png in the (first) folder.",
 )
 @click.option("--title", default=None, help="Figure title. Default: the key.")
+@click.option(
+    "--aggregate",
+    type=click.Choice(["iqm", "median", "mean"]),
+    default=None,
+    help="Draw this aggregate over the seeds of each curve with a 95% stratified bootstrap "
+    "band (docs/statistics.md) instead of mean +- std.",
+)
 def plot(
     paths: tuple[str, ...],
     y: str,
@@ -66,6 +73,7 @@ def plot(
     split: str | None,
     out: str | None,
     title: str | None,
+    aggregate: str | None,
 ) -> None:
     """See PLOT_HELP (click shows it)."""  # noqa: D401
     from rlpyt.plot import plot_runs  # noqa: PLC0415 (matplotlib loads only here)
@@ -73,7 +81,7 @@ def plot(
     if out is None:
         out = os.path.join(paths[0], f"curves_{y.replace('/', '_')}.png")
     try:
-        png = plot_runs(list(paths), x, y, out, split, list(group) or None, title)
+        png = plot_runs(list(paths), x, y, out, split, list(group) or None, title, aggregate)
     except (FileNotFoundError, KeyError, ValueError, ImportError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(png)
