@@ -10,6 +10,7 @@ MkDocs.
 """
 
 import ast
+import importlib.util
 import re
 from pathlib import Path
 
@@ -115,3 +116,32 @@ def test_python_block_compiles_and_runs_where_marked(code, marker, where, tmp_pa
         exec(compile(tree, where, "exec"), {"__name__": "__docs__"})
     else:
         exec(compile(imports_of(tree), where, "exec"), {"__name__": "__docs__"})
+
+
+def load_docs_extension():
+    """``docs/_ext/sphinx_roles.py`` as a module (it needs griffe, from the ``docs`` extra)."""
+    pytest.importorskip("griffe")
+    spec = importlib.util.spec_from_file_location("sphinx_roles", DOCS / "_ext" / "sphinx_roles.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_docs_extension_turns_sphinx_roles_into_code_spans():
+    strip_roles = load_docs_extension().strip_roles
+    text = "As :class:`~rlpyt.models.conv2d.Conv2dModel`, :func:`rlpyt.x.f` and :meth:`step`."
+    assert strip_roles(text) == "As `Conv2dModel`, `rlpyt.x.f` and `step`."
+
+
+def test_docs_extension_splits_grouped_args_entries():
+    split = load_docs_extension().split_grouped_args
+    text = (
+        "Summary.\n\nArgs:\n    algo, agent,\n        seed: As `Base`.\n"
+        "    window: Trajectories.\n    x, y: Two,\n        lines.\n\n"
+        "Raises:\n    ValueError, TypeError: bad.\n"
+    )
+    assert split(text) == (
+        "Summary.\n\nArgs:\n    algo: As `Base`.\n    agent: As `Base`.\n    seed: As `Base`.\n"
+        "    window: Trajectories.\n    x: Two,\n        lines.\n    y: Two,\n        lines.\n\n"
+        "Raises:\n    ValueError, TypeError: bad.\n"
+    )
