@@ -48,24 +48,13 @@ import torch
 
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.protocols import Agent, Algorithm
-from rlpyt.runners.base import flush_denormals
-from rlpyt.runners.diagnostics import Row, TrainingDiagnostics
-from rlpyt.runners.minibatch_rl import MinibatchRlBase
-from rlpyt.runners.snapshot import (
-    check_resumable,
-    load_snapshot,
-    make_snapshot,
-    restore_components,
-    snapshot_to_resume,
-)
+from rlpyt.runners.diagnostics import Row
+from rlpyt.runners.minibatch_rl import TrainingRunnerBase
 from rlpyt.samplers.parallel.base import default_start_method
 from rlpyt.samplers.parallel.worker import MasterGoneError, WorkerError, wait_for_master
 from rlpyt.samplers.parallel.worker_group import POLL_SECONDS, WorkerGroup
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import AttrDict
-from rlpyt.utils.launching.affinity import set_cpu_affinity
-from rlpyt.utils.logging import logger
-from rlpyt.utils.seed import make_seed, set_seed
 
 ROLES = ("sampler", "memory copier 0", "memory copier 1")  # WorkerGroup rank -> process
 
@@ -84,29 +73,40 @@ class AsyncRlProcessError(RuntimeError):
         super().__init__(f"AsyncRl's {role} process failed:\n{details}")
 
 
-class AsyncRlBase(MinibatchRlBase):
-    """The asynchronous runner: processes, throttle, logging, snapshots and resume.
+class AsyncRlBase(TrainingRunnerBase):
+    """The asynchronous runner: its processes, throttle, rows and columns, on the one wrapper.
+
+    The wrapper (:meth:`TrainingRunnerBase.iter_train`), logging, snapshots, resume and the
+    end-of-run messages are MinibatchRl's; this class overrides the hooks ``startup`` (start
+    the children, prepare the optimizer), ``training_rows`` (release the sampler, optimize
+    under the throttle, log as the sampler passes log points), ``master_affinity``,
+    ``diagnostics_columns``, ``snapshot_itr`` / ``resume`` / ``get_itr_snapshot`` (sampler
+    iterations) and ``shutdown``.
 
     Args:
         algo: A replay algorithm with ``async_initialize``, ``optim_initialize``,
             ``samples_to_buffer``, ``updates_per_sync``, ``replay_ratio``, ``min_steps_learn``.
         agent: The agent (initialized by the sampler's ``async_initialize``).
         sampler: An asynchronous sampler (``rlpyt.samplers.async_``).
-        n_steps: Total env steps, rounded up to whole logging intervals.
+        n_steps: Total env steps, rounded up to whole sampler batches.
         affinity: ``AttrDict(optimizer=[dict(cpus, cuda_idx, torch_threads, set_affinity)],
             sampler=dict(...))`` as ``make_affinity(..., async_sample=True)`` gives (also with
             ``n_gpu=0``); None: optimizer and sampler on CPU, unpinned. ``flush_denormal``
             (in the optimizer's dict or at the top; default True) as ``MinibatchRl``'s.
         seed: Global seed (random if None); the sampler's envs get ``seed + 1 + index``.
-        log_interval_steps: Sampled env steps between logged rows.
+        log_interval_steps: Sampled env steps between logged rows (and a row at the end).
         max_sampler_lead: None (rlpyt): the sampler never waits, and ``replay_ratio`` is only
             an upper bound (with envs cheaper than an update, the data reuse falls far below
             it). An integer k >= 0: once learning starts, the sampler waits rather than run
             more than k batches ahead of what the optimizer has consumed at ``replay_ratio``,
             so the ratio holds from both sides while sampling still overlaps optimization.
+        check_finite: As MinibatchRl's: the optimizer stops the run at the first optimization
+            whose loss, gradient norm or parameters are not finite.
     """
 
     evaluates = False  # AsyncRlEval: the sampler process evaluates at every log point
+    iteration_column = "Diagnostics/SamplerIteration"
+    iteration_name = "sampler iteration"
 
     def __init__(
         self,
@@ -118,8 +118,11 @@ class AsyncRlBase(MinibatchRlBase):
         seed: int | None = None,
         log_interval_steps: float = 1e5,
         max_sampler_lead: int | None = None,
+        check_finite: bool = True,
     ):
-        super().__init__(algo, agent, sampler, n_steps, seed, None, log_interval_steps)
+        super().__init__(
+            algo, agent, sampler, n_steps, seed, None, log_interval_steps, None, check_finite
+        )
         check_async_parts(type(self).__name__, algo, sampler)
         self.max_sampler_lead = (
             None
@@ -134,29 +137,15 @@ class AsyncRlBase(MinibatchRlBase):
         self.sampler: Any = sampler  # an async sampler: async_initialize
         self._shut_down = True
 
-    # -- the loop -----------------------------------------------------------------------------
+    # -- the rows -------------------------------------------------------------------------------
 
-    def iter_train(self, resume_from: str | bool | None = None) -> Iterator[Row]:
-        """Run the training, yielding each progress row as it is logged (as MinibatchRl).
+    def training_rows(self, n_itr: int) -> Iterator[Row]:
+        """Release the sampler; optimize under the throttle, publish weights, log rows.
 
-        Args:
-            resume_from: Continue from a snapshot: a snapshot file, a run folder, or True for
-                the current logger's run folder (with ``logger_context(..., resume=True)``).
+        Rows are logged as the sampler passes log points (its reports).
         """
-        resume_path = snapshot_to_resume(resume_from)
-        error: BaseException | None = None
-        try:
-            self.async_startup(resume_path)
-            yield from self.optimizer_loop()
-        except BaseException as exc:  # GeneratorExit and Ctrl-C too: reported, then re-raised
-            error = exc
-            raise
-        finally:
-            self.log_end_of_run(error)
-            self.shutdown()
-
-    def optimizer_loop(self) -> Iterator[Row]:
-        """Optimize under the throttle, publish weights, log as the sampler passes log points."""
+        self.ctrl.throttle_itr.value = self.throttle_itr
+        self.ctrl.go.release()
         while not self._finished:
             yield from self.wait_for_throttle()
             if self._finished:
@@ -165,6 +154,8 @@ class AsyncRlBase(MinibatchRlBase):
             self.agent.train_mode(self.opt_itr)
             sampler_itr = int(self.ctrl.sampler_itr.value)
             opt_info = self.algo.optimize_agent(self.opt_itr, sampler_itr=sampler_itr)
+            where = f"optimizer iteration {self.opt_itr} (sampler iteration {sampler_itr})"
+            self.check_divergence(self.opt_itr, opt_info, where)
             self.agent.send_shared_memory()  # the sampler pulls these before its next batch
             self.diagnostics.add_times(0.0, time.time() - t0)
             self.diagnostics.store(max(sampler_itr, 0), [], opt_info)
@@ -209,13 +200,13 @@ class AsyncRlBase(MinibatchRlBase):
         """One report of the sampler process; returns the row logged, if any.
 
         ``("batch", itr, traj_infos, 0)``: batch ``itr`` is sampled (a log point when it ends
-        a log interval, unless the runner evaluates); ``("eval", itr, traj_infos, seconds)``:
-        the evaluation after batch ``itr`` (``-1``: before training).
+        a log interval or the run, unless the runner evaluates); ``("eval", itr, traj_infos,
+        seconds)``: the evaluation after batch ``itr`` (``-1``: before training).
         """
         self.current_itr = max(itr, 0)
         if kind == "batch":
             self.diagnostics.store(itr, traj_infos, None)
-            if self.evaluates or (itr + 1) % self.log_interval_itrs:
+            if self.evaluates or not self.is_log_itr(itr):
                 return None
             row = self.log_diagnostics(itr)
         else:
@@ -226,16 +217,18 @@ class AsyncRlBase(MinibatchRlBase):
 
     # -- start-up -----------------------------------------------------------------------------
 
-    def async_startup(self, resume_path: str | None) -> None:
-        """Build the shared state, start the children, prepare the optimizer, then let go."""
-        if self.seed is None:
-            self.seed = make_seed()
-        set_seed(self.seed)
+    def startup(self) -> int:
+        """Build the shared state, start the children and prepare the optimizer; returns n_itr.
+
+        The sampler waits for ``training_rows`` to release it (after ``resume``, which
+        publishes a snapshot's weights first).
+        """
+        seed = self.seed_everything()
         double_buffer, examples = self.sampler.async_initialize(
             agent=self.agent,
             bootstrap_value=self.algo.bootstrap_value,
             traj_info_kwargs=self.get_traj_info_kwargs(),
-            seed=self.seed + 1,
+            seed=seed + 1,
         )
         self.itr_batch_size = self.sampler.batch_spec.size
         self.get_n_itr()
@@ -247,37 +240,22 @@ class AsyncRlBase(MinibatchRlBase):
             examples=examples,
             world_size=1,
         )
-        snapshot = self._load_resume_snapshot(resume_path)
-        start_itr = 0 if snapshot is None else int(snapshot["sampler_itr"]) + 1
-        self.start_children(double_buffer, replay, start_itr)
-        self._set_master_affinity()
+        self.warn_if_learning_never_starts()
+        self.start_children(double_buffer, replay, self._start_itr)
+        self._set_master_affinity()  # after the children started, so they do not inherit it
         self.agent.to_device(self._optimizer_affinity().get("cuda_idx"))
         self.algo.optim_initialize(rank=0)  # type: ignore[attr-defined]
         self.initialize_logging()
-        self.opt_itr, self.opt_throttle_time, self._finished = 0, 0.0, start_itr >= self.n_itr
+        self.opt_itr, self.opt_throttle_time = 0, 0.0
+        self._finished = self._start_itr >= self.n_itr
         self.throttle_step = (
             self.algo.batch_size
             * self.algo.updates_per_sync  # type: ignore[attr-defined]
             / (self.itr_batch_size * self.algo.replay_ratio)  # type: ignore[attr-defined]
         )
         self.throttle_itr = 1 + self.algo.min_steps_learn // self.itr_batch_size  # type: ignore[attr-defined]
-        if snapshot is not None:
-            self.resume(snapshot)
-        self.ctrl.throttle_itr.value = self.throttle_itr
         self.record_config()
-        self.ctrl.go.release()
-
-    def _load_resume_snapshot(self, path: str | None) -> dict | None:
-        if path is None:
-            return None
-        snapshot = load_snapshot(path)
-        check_resumable(snapshot, path)
-        if "sampler_itr" not in snapshot:
-            raise ValueError(
-                f"The snapshot {path} was not written by an asynchronous runner (it has no "
-                "sampler_itr); resume it with the runner that wrote it."
-            )
-        return snapshot
+        return self.n_itr
 
     def start_children(self, double_buffer: tuple, replay: Any, start_itr: int) -> None:
         """Start the sampler and the two memory-copier processes (fork where available)."""
@@ -339,15 +317,19 @@ class AsyncRlBase(MinibatchRlBase):
             sampler = sampler[0]
         return dict(sampler)
 
-    def _set_master_affinity(self) -> None:
-        """Pin the optimizer (after the children started, so they do not inherit it)."""
+    def master_affinity(self) -> dict:
+        """The optimizer's entry: ``cpus``, ``torch_threads``, ``set_affinity``, ...
+
+        ``flush_denormal`` is the entry's, else the affinity's top-level one.
+        """
         opt = self._optimizer_affinity()
-        if opt.get("cpus") and opt.get("set_affinity", True):
-            set_cpu_affinity(opt["cpus"])
-        threads = opt.get("torch_threads") or (len(opt["cpus"]) if opt.get("cpus") else None)
-        if threads:
-            torch.set_num_threads(int(threads))
-        flush_denormals(opt if "flush_denormal" in opt else self.affinity)
+        flush = opt if "flush_denormal" in opt else self.affinity
+        return dict(
+            cpus=opt.get("cpus") or None,
+            torch_threads=opt.get("torch_threads") or None,
+            set_affinity=opt.get("set_affinity", True),
+            flush_denormal=flush.get("flush_denormal", True),
+        )
 
     def _check_children(self) -> None:
         if self.group is None:
@@ -359,30 +341,16 @@ class AsyncRlBase(MinibatchRlBase):
 
     # -- logging ------------------------------------------------------------------------------
 
-    def initialize_logging(self) -> None:
-        """Diagnostics counted in sampler iterations (training TrajInfo window for AsyncRl)."""
-        self.diagnostics = TrainingDiagnostics(
-            self.algo.opt_info_fields,
-            self.itr_batch_size,
-            self.n_itr,
-            traj_window=self.log_traj_window,
-        )
-
-    def log_diagnostics(
-        self,
-        itr: int,
-        traj_infos: list[TrajInfo] | None = None,
-        eval_time: float = 0.0,
-        prefix: str = "Diagnostics/",
-        pre_training: bool = False,
+    def diagnostics_columns(
+        self, itr: int, traj_infos: list[TrajInfo] | None, eval_time: float, pre_training: bool
     ) -> Row:
-        """Snapshot, then one progress row after sampler iteration ``itr``; returns the row."""
-        if not pre_training:
-            self.save_itr_snapshot(itr)
-        update_counter = self.algo.update_counter
+        """The runner's columns, optimizer and sampler iterations, counters and rates.
+
+        Also ``NonEvalSamplesPerSecond`` when evaluating, and the time spent throttled.
+        """
         elapsed = time.time() - self.diagnostics.last_time
         common = self.diagnostics.common_columns(
-            itr, update_counter, int(self.algo.batch_size), 0.0, pre_training
+            itr, self.algo.update_counter, int(self.algo.batch_size), 0.0, pre_training
         )
         new_samples = 0 if pre_training else (itr - self.diagnostics.last_logged_itr)
         columns = {
@@ -399,9 +367,13 @@ class AsyncRlBase(MinibatchRlBase):
             columns["NonEvalSamplesPerSecond"] = math.nan if first else rate
         columns["UpdatesPerSecond"] = common["UpdatesPerSecond"]
         columns["OptThrottle"] = self.opt_throttle_time
-        return self.emit_row(itr, columns, traj_infos, update_counter, prefix, pre_training)
+        return columns
 
     # -- snapshots and resume -----------------------------------------------------------------
+
+    def runner_state(self) -> dict:
+        """The diagnostics' state and the optimizer's time spent throttled."""
+        return dict(super().runner_state(), opt_throttle_time=self.opt_throttle_time)
 
     def get_itr_snapshot(self, itr: int) -> dict:
         """The snapshot after sampler iteration ``itr`` (rlpyt's keys plus the resume state).
@@ -409,28 +381,26 @@ class AsyncRlBase(MinibatchRlBase):
         ``itr`` is the optimizer's iteration, ``sampler_itr`` the sampler's, ``cum_updates``
         the gradient steps; with ``algo.snapshot_replay`` the replay as the copiers left it.
         """
-        cum_steps = (itr + 1) * self.itr_batch_size
-        state = dict(self.runner_state(), opt_throttle_time=self.opt_throttle_time)
-        snapshot = make_snapshot(
-            self.opt_itr, cum_steps, self.agent, self.algo, self.sampler, state
-        )
-        snapshot.update(sampler_itr=itr, cum_updates=self.algo.update_counter)
+        snapshot = super().get_itr_snapshot(itr)
+        snapshot.update(itr=self.opt_itr, sampler_itr=itr, cum_updates=self.algo.update_counter)
         return snapshot
+
+    def snapshot_itr(self, snapshot: dict) -> int:
+        """The sampler iteration of the snapshot (refused if not an asynchronous runner's)."""
+        if "sampler_itr" not in snapshot:
+            raise ValueError(
+                "The snapshot was not written by an asynchronous runner (it has no "
+                "sampler_itr); resume it with the runner that wrote it."
+            )
+        return int(snapshot["sampler_itr"])
 
     def resume(self, snapshot: dict) -> None:
         """Load a snapshot (children started, sampler not yet released); publish its weights."""
-        sampler_itr = int(snapshot["sampler_itr"])
-        restore_components(snapshot, self.agent, self.algo, self.sampler)
+        super().resume(snapshot)
         self.agent.send_shared_memory()  # the sampler's first batch uses the restored weights
-        self.diagnostics.load_state_dict(
-            snapshot["runner_state"], sampler_itr, self.algo.update_counter
-        )
         self.opt_itr = int(snapshot["itr"])
         self.opt_throttle_time = snapshot["runner_state"].get("opt_throttle_time", 0.0)
-        self.throttle_itr = max(self.throttle_itr, sampler_itr + 1)
-        self._start_itr = sampler_itr + 1
-        logger.drop_rows_after(sampler_itr, key="Diagnostics/SamplerIteration")
-        logger.log(f"Resumed from the snapshot of sampler iteration {sampler_itr}.")
+        self.throttle_itr = max(self.throttle_itr, self._start_itr)
 
     # -- shut-down ----------------------------------------------------------------------------
 
@@ -560,8 +530,8 @@ def run_sampler(c: AttrDict) -> None:
             ctrl.sample_ready[db].release()
             ctrl.sampler_itr.value = itr
             c.reports.put(("batch", itr, traj_infos, 0.0))
-            if c.evaluates and (itr + 1) % c.log_interval_itrs == 0:
-                _evaluate(c, itr)
+            if c.evaluates and ((itr + 1) % c.log_interval_itrs == 0 or itr == c.n_itr - 1):
+                _evaluate(c, itr)  # at the runner's log points (is_log_itr)
             db ^= 1
     finally:
         sampler.shutdown()

@@ -1,19 +1,25 @@
-"""MinibatchRl and MinibatchRlEval: synchronous training in one process.
+"""The runners' one training wrapper, and MinibatchRl / MinibatchRlEval (one process).
 
 Box: Runner. A launch script builds sampler, agent and algorithm and calls ``train()``.
-``MinibatchRlBase`` holds the one training loop (``iter_train``): ``startup`` -> per iteration
-``sample_and_optimize`` and, every ``log_interval_itrs``, ``evaluate_agent`` -> ``log_diagnostics``
-(which also calls ``save_itr_snapshot``) -> ``shutdown``. Runners differ only in hooks:
-``evaluate_agent`` (MinibatchRl: none; MinibatchRlEval: the sampler's eval envs),
-``evaluate_before_training`` (MinibatchRlEval logs an itr-0 row) and ``runner_columns`` (the
-columns before the common block). The sampler may use worker processes; training always happens
-in this process. The measuring lives in :mod:`rlpyt.runners.diagnostics`.
+:class:`TrainingRunnerBase` holds what every runner shares, above all ``iter_train``, the one
+wrapper: resolve the resume switches -> load the snapshot -> ``startup`` -> ``resume`` ->
+``training_rows`` (the rows, as they are logged) -> the end-of-run line -> ``shutdown``, in a
+try/finally. Runners differ only in the hooks they override. :class:`MinibatchRlBase` adds the
+synchronous rows: per iteration ``sample_and_optimize``, the divergence check, and every
+``log_interval_itrs`` (and at the last iteration) ``evaluate_agent`` -> ``log_diagnostics``
+(which also calls ``save_itr_snapshot``). MinibatchRl and MinibatchRlEval differ in
+``evaluate_agent``, ``evaluate_before_training`` (MinibatchRlEval logs an itr-0 row) and
+``runner_columns``; SyncRl (:mod:`rlpyt.runners.sync_rl`) in a few more; AsyncRl
+(:mod:`rlpyt.runners.async_rl`) in its rows, start-up, shutdown, affinity and columns. The
+sampler may use worker processes; training always happens in this process. The measuring lives
+in :mod:`rlpyt.runners.diagnostics`, the divergence guard in :mod:`rlpyt.runners.divergence`.
 """
 
 from __future__ import annotations
 
 import math
 import time
+import warnings
 from collections.abc import Iterator
 
 import psutil
@@ -24,6 +30,7 @@ from rlpyt.protocols import Agent, Algorithm, Sampler
 from rlpyt.runners.base import BaseRunner, flush_denormals
 from rlpyt.runners.config_record import resolved_config
 from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
+from rlpyt.runners.divergence import DivergenceError, find_divergence
 from rlpyt.runners.progress import TARGET_COLUMN, TrainingProgressBar, target_reached
 from rlpyt.runners.snapshot import (
     check_resumable,
@@ -40,24 +47,24 @@ from rlpyt.utils.logging.context import record_resolved_config
 from rlpyt.utils.seed import make_seed, set_seed
 
 
-class MinibatchRlBase(BaseRunner):
-    """The synchronous training loop, start-up, snapshots and resume.
+class TrainingRunnerBase(BaseRunner):
+    """The wrapper every runner shares: resume, start-up, logging, snapshots, end of run.
 
     Args:
         algo: The algorithm (``optimize_agent``).
         agent: The agent (initialized by the sampler).
-        sampler: Any synchronous sampler.
+        sampler: The sampler.
         n_steps: Total env steps, at least 1 (floats like ``1e6`` accepted); rounded up to whole
-            logging intervals.
+            sampler batches (a warning says so once).
         seed: Global seed (random if None); the sampler's envs get ``seed + 1 + index``.
-        affinity: Dict with any of ``cuda_idx``, ``master_cpus``, ``master_torch_threads``,
-            ``workers_cpus``, ``worker_torch_threads``, ``set_affinity``, ``alternating``, and
-            ``flush_denormal`` (default True: denormal floats flush to zero in the training
-            process, see :func:`rlpyt.runners.base.flush_denormals`).
+        affinity: The runner's affinity (see the concrete runners).
         log_interval_steps: Env steps between tabular logs, at least 1 (fewer than one batch:
-            every iteration).
+            every iteration); the last iteration always logs a row.
         target_reward: Stop early, after the log row whose trailing average return
             (``ReturnAverage``) is at least this (None: run all ``n_steps``).
+        check_finite: Stop the run (:class:`~rlpyt.runners.divergence.DivergenceError`) at the
+            first iteration whose loss, gradient norm or agent parameters are not finite, before
+            its snapshot (False: continue as if nothing happened).
 
     Raises:
         ValueError: ``n_steps`` or ``log_interval_steps`` is not a finite number >= 1.
@@ -66,9 +73,14 @@ class MinibatchRlBase(BaseRunner):
 
     log_traj_window: int | None = None  # training TrajInfos kept for logging (None: all)
     diagnostics: TrainingDiagnostics  # made in startup
+    itr_batch_size: int  # env steps per iteration over all processes, set in startup
+    n_itr: int  # iterations of the run, set in startup (get_n_itr)
+    log_interval_itrs: int  # iterations between rows, set in startup (get_n_itr)
     progress: TrainingProgressBar = TrainingProgressBar(0, enabled=False)  # drawn from startup
     # How to continue a stopped run, said in the caller's terms (rlpyt train sets its command).
     resume_hint = "logger_context(..., resume=True) and runner.train(resume_from=True)"
+    iteration_column = "Diagnostics/Iteration"  # the column a resume cuts progress.csv at
+    iteration_name = "iteration"  # how the log names the iterations of iteration_column
 
     def __init__(
         self,
@@ -80,6 +92,7 @@ class MinibatchRlBase(BaseRunner):
         affinity: dict | None = None,
         log_interval_steps: float = 1e5,
         target_reward: float | None = None,
+        check_finite: bool = True,
     ):
         self.algo = algo
         self.agent = agent
@@ -94,6 +107,7 @@ class MinibatchRlBase(BaseRunner):
         self.target_reward = (
             None if target_reward is None else check_number(runner, "target_reward", target_reward)
         )
+        self.check_finite = bool(check_finite)
         self.target_reached_itr: int | None = None  # the log point that reached target_reward
         self.rank = 0
         self.world_size = 1
@@ -101,7 +115,7 @@ class MinibatchRlBase(BaseRunner):
         self.current_itr: int | None = None  # the iteration being run (None: not started)
         self.last_snapshot_itr: int | None = None  # newest iteration saved to disk
 
-    # -- the loop -----------------------------------------------------------------------------
+    # -- the one wrapper ------------------------------------------------------------------------
 
     def iter_train(self, resume_from: str | bool | None = None) -> Iterator[Row]:
         """Run the training, yielding each progress row as it is logged.
@@ -120,27 +134,350 @@ class MinibatchRlBase(BaseRunner):
         """
         # Disagreeing resume switches are refused here, before start-up writes anything.
         resume_path = snapshot_to_resume(resume_from)
-        n_itr = self.startup()
         error: BaseException | None = None
         try:
-            self._maybe_resume(resume_path)
-            if self._start_itr == 0 and (row := self.evaluate_before_training()) is not None:
-                yield row
-            for itr in range(self._start_itr, n_itr):
-                traj_infos, opt_info = self.sample_and_optimize(itr)
-                self.store_diagnostics(itr, traj_infos, opt_info)
-                if self.is_log_itr(itr):
-                    eval_traj_infos, eval_time = self.evaluate_agent(itr)
-                    row = self.log_diagnostics(itr, eval_traj_infos, eval_time)
-                    yield row
-                    if self.stop_at_target(itr, row):
-                        break
+            snapshot = self.load_resume_snapshot(resume_path)
+            self._start_itr = 0 if snapshot is None else self.snapshot_itr(snapshot) + 1
+            n_itr = self.startup()
+            if snapshot is not None:
+                self.resume(snapshot)
+            yield from self.training_rows(n_itr)
         except BaseException as exc:  # GeneratorExit and Ctrl-C too: reported, then re-raised
             error = exc
             raise
         finally:
             self.log_end_of_run(error)
             self.shutdown()
+
+    def training_rows(self, n_itr: int) -> Iterator[Row]:
+        """Hook: train from ``self._start_itr`` to ``n_itr``, yielding each row logged."""
+        raise NotImplementedError
+
+    def startup(self) -> int:
+        """Hook: build and start everything the rows need; returns the run's ``n_itr``."""
+        raise NotImplementedError
+
+    def is_log_itr(self, itr: int) -> bool:
+        """True at the end of every logging interval, and at the run's last iteration."""
+        return (itr + 1) % self.log_interval_itrs == 0 or itr == self.n_itr - 1
+
+    def check_divergence(self, itr: int, opt_info: tuple | None, where: str = "") -> None:
+        """Raise :class:`DivergenceError` if the OptInfo or the parameters are not finite.
+
+        Args:
+            itr: The iteration just optimized.
+            opt_info: Its OptInfo (or None).
+            where: How the message names the iteration (default ``"iteration {itr}"``).
+        """
+        if not self.check_finite:
+            return
+        quantity = self.find_divergence(opt_info)
+        if quantity is not None:
+            note = self.last_snapshot_note(finite=True)
+            raise DivergenceError(itr, where or f"iteration {itr}", quantity, note)
+
+    def find_divergence(self, opt_info: tuple | None) -> str | None:
+        """Hook: what is not finite (None: all is); SyncRl agrees on it over its ranks."""
+        return find_divergence(opt_info, self.agent)
+
+    # -- start-up helpers -------------------------------------------------------------------
+
+    def seed_everything(self) -> int:
+        """Draw a seed if none was given, seed Python, numpy and torch with it; returns it."""
+        if self.seed is None:
+            self.seed = make_seed()
+        set_seed(self.seed)
+        return self.seed
+
+    def master_affinity(self) -> dict:
+        """Hook: this process's ``cpus``, ``torch_threads``, ``set_affinity``, ``flush_denormal``.
+
+        MinibatchRl reads ``master_cpus``, ``master_torch_threads``, ``set_affinity`` and
+        ``flush_denormal`` of its affinity dict.
+        """
+        affinity = self.affinity
+        return dict(
+            cpus=affinity.get("master_cpus"),
+            torch_threads=affinity.get("master_torch_threads"),
+            set_affinity=affinity.get("set_affinity", True),
+            flush_denormal=affinity.get("flush_denormal", True),
+        )
+
+    def _set_master_affinity(self) -> None:
+        """Pin this (the training) process, set torch's threads and flush denormals."""
+        master = self.master_affinity()
+        cpus = master["cpus"]
+        if cpus is not None and master["set_affinity"]:
+            set_cpu_affinity(cpus)
+        threads = master["torch_threads"]
+        if threads is None and cpus is not None:
+            threads = len(cpus)
+        if threads is not None:
+            torch.set_num_threads(int(threads))
+        flushed = flush_denormals(master)
+        logger.log(
+            f"Runner master CPU affinity: {_cpu_affinity()}; torch threads: "
+            f"{torch.get_num_threads()}; denormals flushed to zero: {flushed}."
+        )
+
+    def get_traj_info_kwargs(self) -> dict:
+        """TrajInfo keywords: the algorithm's discount for DiscountedReturn."""
+        return dict(discount=self.algo.discount)
+
+    def get_n_itr(self) -> int:
+        """Iterations: ``n_steps`` over the batch size, rounded up to whole batches.
+
+        Warns once when ``n_steps`` is not a whole number of batches (``itr_batch_size``).
+        """
+        self.log_interval_itrs = max(self.log_interval_steps // self.itr_batch_size, 1)
+        n_itr = max(math.ceil(self.n_steps / self.itr_batch_size), 1)
+        if n_itr * self.itr_batch_size != self.n_steps:
+            warnings.warn(
+                f"{type(self).__name__}: n_steps={self.n_steps:,} is not a whole number of "
+                f"sampler batches ({self.itr_batch_size:,} env steps each): training "
+                f"{n_itr * self.itr_batch_size:,} steps ({n_itr} iterations).",
+                stacklevel=2,
+            )
+        self.n_itr = n_itr
+        logger.log(f"Running {n_itr} iterations of minibatch RL.")
+        return n_itr
+
+    def warn_if_learning_never_starts(self) -> None:
+        """Warn once if ``algo.min_itr_learn`` is at or beyond the run's last iteration."""
+        first = int(getattr(self.algo, "min_itr_learn", 0) or 0)
+        last = self.n_itr - 1
+        if first <= 0 or first < last:
+            return
+        steps = getattr(self.algo, "min_steps_learn", None)
+        setting = f"min_steps_learn={steps:,}" if steps is not None else f"min_itr_learn={first}"
+        when = "never" if first > last else "only in its last iteration"
+        warnings.warn(
+            f"{type(self).__name__}: learning starts at iteration {first} "
+            f"(algo {setting}), but this run's last iteration is {last} "
+            f"(n_steps={self.n_steps:,}): the agent learns {when}. Lower min_steps_learn or "
+            "raise n_steps.",
+            stacklevel=2,
+        )
+
+    def initialize_logging(self) -> None:
+        """Start the diagnostics (counters, timers, trajectory window)."""
+        self.diagnostics = TrainingDiagnostics(
+            self.algo.opt_info_fields,
+            self.itr_batch_size,
+            self.n_itr,
+            self.world_size,
+            traj_window=self.log_traj_window,
+        )
+
+    def record_config(self) -> None:
+        """Hook: add the resolved configuration to the run folder's params.json (if any)."""
+        record_resolved_config(resolved_config(self))
+
+    # -- hooks of the rows ------------------------------------------------------------------
+
+    def runner_columns(self, traj_infos: list[TrajInfo] | None) -> Row:
+        """Hook: this runner's columns, logged before the common ``Diagnostics/`` block."""
+        return {}
+
+    def store_diagnostics(
+        self, itr: int, traj_infos: list[TrajInfo], opt_info: tuple | None
+    ) -> None:
+        """Hook: keep an iteration's completed TrajInfos and OptInfo until the next log."""
+        self.diagnostics.store(itr, traj_infos, opt_info)
+
+    def log_diagnostics(
+        self,
+        itr: int,
+        traj_infos: list[TrajInfo] | None = None,
+        eval_time: float = 0.0,
+        prefix: str = "Diagnostics/",
+        pre_training: bool = False,
+    ) -> Row:
+        """Save a snapshot, then record and dump one progress row; returns the row.
+
+        Args:
+            itr: The iteration just finished.
+            traj_infos: Evaluation TrajInfos to summarise (None: the training window).
+            eval_time: Seconds this log point spent evaluating.
+            prefix: Prefix of the runner and common columns.
+            pre_training: The evaluation row before any sampling (no snapshot, CumSteps 0).
+        """
+        if not pre_training:
+            self.save_itr_snapshot(itr)
+        update_counter = self.algo.update_counter
+        columns = self.diagnostics_columns(itr, traj_infos, eval_time, pre_training)
+        return self.emit_row(itr, columns, traj_infos, update_counter, prefix, pre_training)
+
+    def diagnostics_columns(
+        self, itr: int, traj_infos: list[TrajInfo] | None, eval_time: float, pre_training: bool
+    ) -> Row:
+        """Hook: the row's ``Diagnostics/`` columns (unprefixed): the runner's, then common."""
+        common = self.diagnostics.common_columns(
+            itr, self.algo.update_counter, int(self.algo.batch_size), eval_time, pre_training
+        )
+        return {**self.runner_columns(traj_infos), **common}
+
+    def emit_row(
+        self,
+        itr: int,
+        columns: Row,
+        traj_infos: list[TrajInfo] | None,
+        update_counter: int,
+        prefix: str,
+        pre_training: bool,
+    ) -> Row:
+        """Record and dump one progress row: ``columns`` (prefixed), then the statistics.
+
+        Also prints the console line after it and marks the log point in the diagnostics.
+        """
+        row = {prefix + key: value for key, value in columns.items()}
+        row.update(self.diagnostics.stat_columns(traj_infos))
+        record_row(row)
+        if not pre_training:
+            self.diagnostics.console_line(itr, log_point=True)
+        self.diagnostics.mark_logged(itr, update_counter, pre_training)
+        return row
+
+    def save_itr_snapshot(self, itr: int) -> None:
+        """Hook: write a snapshot if the logger's snapshot mode asks for one."""
+        if logger.get_snapshot_mode() == "none" or logger.get_snapshot_dir() is None:
+            return
+        logger.log("saving snapshot...")
+        logger.save_itr_params(itr, self.get_itr_snapshot(itr))
+        logger.log("saved")
+        mode, gap = logger.get_snapshot_mode(), logger.get_snapshot_gap()
+        if logger.snapshot_file_names(itr, mode, gap):
+            self.last_snapshot_itr = itr
+
+    # -- the end of the run -----------------------------------------------------------------
+
+    def log_end_of_run(self, error: BaseException | None) -> None:
+        """Say how the run ended; all but success also say where the last snapshot is.
+
+        Args:
+            error: What ended ``iter_train`` (None: it ran to the end, "Training complete.");
+                ``GeneratorExit``: the caller left the loop (``break``, ``close()``), "stopped"
+                unless at the last row; ``KeyboardInterrupt``: "interrupted";
+                :class:`DivergenceError`: "diverged" with its message; anything else (a worker
+                fault, a failed resume, ...): "failed" with the exception's type and message.
+        """
+        itr = self.current_itr
+        stopped = isinstance(error, GeneratorExit)  # the loop was left at a yield: a log point
+        if error is None and self.target_reached_itr is not None:
+            logger.log(f"Training complete: target reward reached after iteration {itr}.")
+            return
+        if error is None or (stopped and itr == self.n_itr - 1):  # left after the last row
+            logger.log("Training complete.")
+            return
+        if isinstance(error, DivergenceError):  # its message names the last finite snapshot
+            logger.log(str(error), color="red")
+            return
+        where = "before the first iteration"
+        if itr is not None:
+            where = f"{'after' if stopped else 'in'} iteration {itr} (of 0-{self.n_itr - 1})"
+        if stopped:
+            ending, color = f"Training stopped by the caller (iter_train left) {where}", "yellow"
+        elif isinstance(error, KeyboardInterrupt):
+            ending, color = f"Training interrupted (KeyboardInterrupt) {where}", "yellow"
+        else:
+            reason = type(error).__name__ + (f": {error}" if str(error) else "")
+            ending, color = f"Training failed {where}: {reason}", "red"
+        logger.log(f"{ending}. {self.last_snapshot_note()}", color=color)
+
+    def last_snapshot_note(self, finite: bool = False) -> str:
+        """Where the newest snapshot of the run folder is and how to continue from it.
+
+        Args:
+            finite: Call it the last snapshot with finite parameters (the divergence guard
+                checks every iteration before its snapshot, so the newest one is).
+        """
+        snapshot_dir = logger.get_snapshot_dir()
+        if snapshot_dir is None:
+            return "No snapshot: the logger has no run folder (train inside logger_context)."
+        try:
+            path = find_snapshot(snapshot_dir)
+        except OSError:  # FileNotFoundError: none there
+            if logger.get_snapshot_mode() == "none":
+                return (
+                    "No snapshot: snapshot_mode is 'none' (pass snapshot_mode='last' to "
+                    "logger_context to be able to resume)."
+                )
+            return f"No snapshot in {snapshot_dir} yet (the first is saved at the first log point)."
+        itr = self.last_snapshot_itr if self.last_snapshot_itr is not None else self._start_itr - 1
+        of_itr = f" ({self.iteration_name} {itr})" if itr >= 0 else ""
+        which = "Last snapshot with finite parameters" if finite else "Last snapshot"
+        return f"{which}: {path}{of_itr}; continue with {self.resume_hint}."
+
+    def shutdown(self) -> None:
+        """Hook: close the progress bar and stop the sampler (idempotent)."""
+        self.progress.close()
+        self.sampler.shutdown()
+
+    # -- snapshots and resume -------------------------------------------------------------
+
+    def get_itr_snapshot(self, itr: int) -> dict:
+        """Everything needed to resume exactly after iteration ``itr`` (see ``make_snapshot``)."""
+        cum_steps = (itr + 1) * self.itr_batch_size
+        state = self.runner_state()
+        return make_snapshot(itr, cum_steps, self.agent, self.algo, self.sampler, state)
+
+    def runner_state(self) -> dict:
+        """Hook: counters and windows the diagnostics carry between log points."""
+        return self.diagnostics.state_dict()
+
+    def load_resume_snapshot(self, path: str | None) -> dict | None:
+        """Read and check the snapshot file ``path`` (None: a fresh start, returns None)."""
+        if path is None:
+            return None
+        snapshot = load_snapshot(path)
+        check_resumable(snapshot, path)
+        try:
+            self.snapshot_itr(snapshot)  # a snapshot of another kind of runner fails here
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+        return snapshot
+
+    def snapshot_itr(self, snapshot: dict) -> int:
+        """Hook: the iteration (of ``iteration_column``) after which ``snapshot`` was taken."""
+        return int(snapshot["itr"])
+
+    def resume(self, snapshot: dict) -> None:
+        """Load a snapshot after ``startup``; training continues at the next iteration."""
+        itr = self.snapshot_itr(snapshot)
+        restore_components(snapshot, self.agent, self.algo, self.sampler)
+        self.diagnostics.load_state_dict(snapshot["runner_state"], itr, self.algo.update_counter)
+        self._start_itr = itr + 1
+        self.progress.advance(self._start_itr * self.itr_batch_size)
+        logger.drop_rows_after(itr, key=self.iteration_column)
+        logger.log(f"Resumed from the snapshot of {self.iteration_name} {itr}.")
+
+
+class MinibatchRlBase(TrainingRunnerBase):
+    """The synchronous training rows: sample a batch, optimize, check, log; in one process.
+
+    Args:
+        algo, agent, sampler, n_steps, seed, log_interval_steps, target_reward, check_finite:
+            As :class:`TrainingRunnerBase`; ``sampler`` is any synchronous sampler.
+        affinity: Dict with any of ``cuda_idx``, ``master_cpus``, ``master_torch_threads``,
+            ``workers_cpus``, ``worker_torch_threads``, ``set_affinity``, ``alternating``, and
+            ``flush_denormal`` (default True: denormal floats flush to zero in the training
+            process, see :func:`rlpyt.runners.base.flush_denormals`).
+    """
+
+    def training_rows(self, n_itr: int) -> Iterator[Row]:
+        """Per iteration: sample, optimize, check; at log points evaluate and log a row."""
+        if self._start_itr == 0 and (row := self.evaluate_before_training()) is not None:
+            yield row
+        for itr in range(self._start_itr, n_itr):
+            traj_infos, opt_info = self.sample_and_optimize(itr)
+            self.check_divergence(itr, opt_info)
+            self.store_diagnostics(itr, traj_infos, opt_info)
+            if self.is_log_itr(itr):
+                eval_traj_infos, eval_time = self.evaluate_agent(itr)
+                row = self.log_diagnostics(itr, eval_traj_infos, eval_time)
+                yield row
+                if self.stop_at_target(itr, row):
+                    break
 
     def sample_and_optimize(self, itr: int) -> tuple[list[TrajInfo], tuple | None]:
         """One iteration: sample a batch, train on it; returns ``(traj_infos, opt_info)``."""
@@ -177,10 +514,6 @@ class MinibatchRlBase(BaseRunner):
             )
         return True
 
-    def is_log_itr(self, itr: int) -> bool:
-        """True at the end of every logging interval."""
-        return (itr + 1) % self.log_interval_itrs == 0
-
     # -- hooks ----------------------------------------------------------------------------------
 
     def evaluate_before_training(self) -> Row | None:
@@ -195,86 +528,16 @@ class MinibatchRlBase(BaseRunner):
         """
         return None, 0.0
 
-    def runner_columns(self, traj_infos: list[TrajInfo] | None) -> Row:
-        """Hook: this runner's columns, logged before the common ``Diagnostics/`` block."""
-        return {}
-
-    def store_diagnostics(
-        self, itr: int, traj_infos: list[TrajInfo], opt_info: tuple | None
-    ) -> None:
-        """Hook: keep an iteration's completed TrajInfos and OptInfo until the next log."""
-        self.diagnostics.store(itr, traj_infos, opt_info)
-
-    def log_diagnostics(
-        self,
-        itr: int,
-        traj_infos: list[TrajInfo] | None = None,
-        eval_time: float = 0.0,
-        prefix: str = "Diagnostics/",
-        pre_training: bool = False,
-    ) -> Row:
-        """Save a snapshot, then record and dump one progress row; returns the row.
-
-        Args:
-            itr: The iteration just finished.
-            traj_infos: Evaluation TrajInfos to summarise (None: the training window).
-            eval_time: Seconds this log point spent evaluating.
-            prefix: Prefix of the runner and common columns.
-            pre_training: The evaluation row before any sampling (no snapshot, CumSteps 0).
-        """
-        if not pre_training:
-            self.save_itr_snapshot(itr)
-        update_counter = self.algo.update_counter
-        common = self.diagnostics.common_columns(
-            itr, update_counter, int(self.algo.batch_size), eval_time, pre_training
-        )
-        columns = {**self.runner_columns(traj_infos), **common}
-        return self.emit_row(itr, columns, traj_infos, update_counter, prefix, pre_training)
-
-    def emit_row(
-        self,
-        itr: int,
-        columns: Row,
-        traj_infos: list[TrajInfo] | None,
-        update_counter: int,
-        prefix: str,
-        pre_training: bool,
-    ) -> Row:
-        """Record and dump one progress row: ``columns`` (prefixed), then the statistics.
-
-        Also prints the console line after it and marks the log point in the diagnostics.
-        """
-        row = {prefix + key: value for key, value in columns.items()}
-        row.update(self.diagnostics.stat_columns(traj_infos))
-        record_row(row)
-        if not pre_training:
-            self.diagnostics.console_line(itr, log_point=True)
-        self.diagnostics.mark_logged(itr, update_counter, pre_training)
-        return row
-
-    def save_itr_snapshot(self, itr: int) -> None:
-        """Hook: write a snapshot if the logger's snapshot mode asks for one."""
-        if logger.get_snapshot_mode() == "none" or logger.get_snapshot_dir() is None:
-            return
-        logger.log("saving snapshot...")
-        logger.save_itr_params(itr, self.get_itr_snapshot(itr))
-        logger.log("saved")
-        mode, gap = logger.get_snapshot_mode(), logger.get_snapshot_gap()
-        if logger.snapshot_file_names(itr, mode, gap):
-            self.last_snapshot_itr = itr
-
-    # -- start-up and shut-down -----------------------------------------------------------
+    # -- start-up -------------------------------------------------------------------------
 
     def startup(self) -> int:
         """Pin the master, seed, initialize sampler, agent device and algorithm; returns n_itr."""
         self._set_master_affinity()
-        if self.seed is None:
-            self.seed = make_seed()
-        set_seed(self.seed)
+        seed = self.seed_everything()
         examples = self.sampler.initialize(
             agent=self.agent,
             affinity=self.affinity,
-            seed=self.seed + 1,
+            seed=seed + 1,
             bootstrap_value=self.algo.bootstrap_value,
             traj_info_kwargs=self.get_traj_info_kwargs(),
             rank=self.rank,
@@ -294,144 +557,20 @@ class MinibatchRlBase(BaseRunner):
             world_size=self.world_size,
             rank=self.rank,
         )
+        self.warn_if_learning_never_starts()
         self.initialize_logging()
         self.record_config()
         self.progress = TrainingProgressBar(n_itr * self.itr_batch_size)
         self.diagnostics.progress_bar_drawn = self.progress.drawing
         return n_itr
 
-    def record_config(self) -> None:
-        """Hook: add the resolved configuration to the run folder's params.json (if any)."""
-        record_resolved_config(resolved_config(self))
-
-    def _set_master_affinity(self) -> None:
-        master_cpus = self.affinity.get("master_cpus")
-        if master_cpus is not None and self.affinity.get("set_affinity", True):
-            set_cpu_affinity(master_cpus)
-        threads = self.affinity.get("master_torch_threads")
-        if threads is None and master_cpus is not None:
-            threads = len(master_cpus)
-        if threads is not None:
-            torch.set_num_threads(int(threads))
-        flushed = flush_denormals(self.affinity)
-        logger.log(
-            f"Runner master CPU affinity: {_cpu_affinity()}; torch threads: "
-            f"{torch.get_num_threads()}; denormals flushed to zero: {flushed}."
-        )
-
-    def get_traj_info_kwargs(self) -> dict:
-        """TrajInfo keywords: the algorithm's discount for DiscountedReturn."""
-        return dict(discount=self.algo.discount)
-
-    def get_n_itr(self) -> int:
-        """Iterations: ``n_steps`` over the batch size, rounded up to whole log intervals."""
-        self.log_interval_itrs = max(self.log_interval_steps // self.itr_batch_size, 1)
-        n_itr = max(self.n_steps // self.itr_batch_size, 1)
-        n_itr = math.ceil(n_itr / self.log_interval_itrs) * self.log_interval_itrs
-        self.n_itr = n_itr
-        logger.log(f"Running {n_itr} iterations of minibatch RL.")
-        return n_itr
-
-    def initialize_logging(self) -> None:
-        """Start the diagnostics (counters, timers, trajectory window)."""
-        self.diagnostics = TrainingDiagnostics(
-            self.algo.opt_info_fields,
-            self.itr_batch_size,
-            self.n_itr,
-            self.world_size,
-            traj_window=self.log_traj_window,
-        )
-
-    def log_end_of_run(self, error: BaseException | None) -> None:
-        """Say how the run ended; all but success also say where the last snapshot is.
-
-        Args:
-            error: What ended ``iter_train`` (None: it ran to the end, "Training complete.");
-                ``GeneratorExit``: the caller left the loop (``break``, ``close()``), "stopped"
-                unless at the last row; ``KeyboardInterrupt``: "interrupted"; anything else (a
-                worker fault, a failed resume, ...): "failed" with the exception's type and
-                message.
-        """
-        itr = self.current_itr
-        stopped = isinstance(error, GeneratorExit)  # the loop was left at a yield: a log point
-        if error is None and self.target_reached_itr is not None:
-            logger.log(f"Training complete: target reward reached after iteration {itr}.")
-            return
-        if error is None or (stopped and itr == self.n_itr - 1):  # left after the last row
-            logger.log("Training complete.")
-            return
-        where = "before the first iteration"
-        if itr is not None:
-            where = f"{'after' if stopped else 'in'} iteration {itr} (of 0-{self.n_itr - 1})"
-        if stopped:
-            ending, color = f"Training stopped by the caller (iter_train left) {where}", "yellow"
-        elif isinstance(error, KeyboardInterrupt):
-            ending, color = f"Training interrupted (KeyboardInterrupt) {where}", "yellow"
-        else:
-            reason = type(error).__name__ + (f": {error}" if str(error) else "")
-            ending, color = f"Training failed {where}: {reason}", "red"
-        logger.log(f"{ending}. {self.last_snapshot_note()}", color=color)
-
-    def last_snapshot_note(self) -> str:
-        """Where the newest snapshot of the run folder is and how to continue from it."""
-        snapshot_dir = logger.get_snapshot_dir()
-        if snapshot_dir is None:
-            return "No snapshot: the logger has no run folder (train inside logger_context)."
-        try:
-            path = find_snapshot(snapshot_dir)
-        except OSError:  # FileNotFoundError: none there
-            if logger.get_snapshot_mode() == "none":
-                return (
-                    "No snapshot: snapshot_mode is 'none' (pass snapshot_mode='last' to "
-                    "logger_context to be able to resume)."
-                )
-            return f"No snapshot in {snapshot_dir} yet (the first is saved at the first log point)."
-        itr = self.last_snapshot_itr if self.last_snapshot_itr is not None else self._start_itr - 1
-        of_itr = f" (iteration {itr})" if itr >= 0 else ""
-        return f"Last snapshot: {path}{of_itr}; continue with {self.resume_hint}."
-
-    def shutdown(self) -> None:
-        """Close the progress bar and stop the sampler (idempotent)."""
-        self.progress.close()
-        self.sampler.shutdown()
-
-    # -- snapshots and resume -------------------------------------------------------------
-
-    def get_itr_snapshot(self, itr: int) -> dict:
-        """Everything needed to resume exactly after iteration ``itr`` (see ``make_snapshot``)."""
-        cum_steps = (itr + 1) * self.itr_batch_size
-        state = self.runner_state()
-        return make_snapshot(itr, cum_steps, self.agent, self.algo, self.sampler, state)
-
-    def runner_state(self) -> dict:
-        """Counters and windows the diagnostics carry between log points."""
-        return self.diagnostics.state_dict()
-
-    def resume(self, snapshot: dict) -> None:
-        """Load a snapshot after ``startup``; training continues at the next iteration."""
-        itr = snapshot["itr"]
-        restore_components(snapshot, self.agent, self.algo, self.sampler)
-        self.diagnostics.load_state_dict(snapshot["runner_state"], itr, self.algo.update_counter)
-        self._start_itr = itr + 1
-        self.progress.advance(self._start_itr * self.itr_batch_size)
-        logger.drop_rows_after(itr)
-        logger.log(f"Resumed from the snapshot of iteration {itr}.")
-
-    def _maybe_resume(self, path: str | None) -> None:
-        """Load and restore the snapshot file ``path`` (None: a fresh start)."""
-        if path is None:
-            return
-        snapshot = load_snapshot(path)
-        check_resumable(snapshot, path)
-        self.resume(snapshot)
-
 
 class MinibatchRl(MinibatchRlBase):
     """Synchronous training; the last ``log_traj_window`` training trajectories are logged.
 
     Args:
-        algo, agent, sampler, n_steps, seed, affinity, log_interval_steps, target_reward: As
-            :class:`MinibatchRlBase`.
+        algo, agent, sampler, n_steps, seed, affinity, log_interval_steps, target_reward,
+            check_finite: As :class:`MinibatchRlBase`.
         log_traj_window: Completed training trajectories summarised at each log point (>= 0).
     """
 
@@ -446,9 +585,18 @@ class MinibatchRl(MinibatchRlBase):
         log_interval_steps: float = 1e5,
         log_traj_window: int = 100,
         target_reward: float | None = None,
+        check_finite: bool = True,
     ):
         super().__init__(
-            algo, agent, sampler, n_steps, seed, affinity, log_interval_steps, target_reward
+            algo,
+            agent,
+            sampler,
+            n_steps,
+            seed,
+            affinity,
+            log_interval_steps,
+            target_reward,
+            check_finite,
         )
         self.log_traj_window = check_number(
             type(self).__name__, "log_traj_window", log_traj_window, low=0, integer=True

@@ -73,6 +73,25 @@ def restore_components(snapshot: dict, agent: Agent, algo: Algorithm, sampler: S
     set_rng_state(snapshot["rng_state"])
 
 
+def nonfinite_tensor(state: object, prefix: str = "") -> str | None:
+    """The dotted key of a state dict's first tensor with a NaN or infinity (None: none).
+
+    ``state`` may nest dicts; non-floating tensors and other values are skipped.
+
+    Used by the runners' divergence guard to name a parameter and by ``rlpyt play`` to refuse a
+    diverged snapshot (``nonfinite_tensor(snapshot["agent_state_dict"])``).
+    """
+    if isinstance(state, torch.Tensor):
+        finite = not state.is_floating_point() or bool(torch.isfinite(state).all())
+        return None if finite else prefix or "<tensor>"
+    if isinstance(state, dict):
+        for key, value in state.items():
+            found = nonfinite_tensor(value, f"{prefix}.{key}" if prefix else str(key))
+            if found is not None:
+                return found
+    return None
+
+
 def get_rng_state() -> dict:
     """States of Python's, numpy's and torch's global generators (and CUDA's, if any)."""
     state = {

@@ -28,6 +28,7 @@ import torch.distributed as dist
 
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.runners.diagnostics import Row
+from rlpyt.runners.divergence import DivergenceError
 from rlpyt.runners.minibatch_rl import MinibatchRl, MinibatchRlEval
 from rlpyt.runners.snapshot import get_rng_state, set_rng_state, snapshot_to_resume
 from rlpyt.runners.sync_ranks import (
@@ -90,7 +91,7 @@ class SyncRlMixin:
         try:
             resume_path = self._join_process_group(resume_from)
             yield from super().iter_train(resume_path)  # type: ignore[misc]
-        except RankError as exc:  # found by this rank's own check: already complete
+        except (RankError, DivergenceError) as exc:  # complete as it is (every rank diverges)
             error = exc
             raise
         except Exception as exc:  # e.g. a collective failed: find the rank that caused it
@@ -241,6 +242,25 @@ class SyncRlMixin:
         return out
 
     # -- hooks of the training loop ---------------------------------------------------------------
+
+    def find_divergence(self, opt_info: tuple | None) -> str | None:
+        """MinibatchRl's check on every rank, then agreed: all ranks stop when one diverges.
+
+        Losses differ between ranks, so each checks its own; one all-reduce of a flag per
+        iteration, and the findings are gathered only when there is one.
+        """
+        found = super().find_divergence(opt_info)  # type: ignore[misc]
+        if self.world_size == 1:
+            return found
+        device = torch.device("cuda") if self._cuda else torch.device("cpu")
+        flag = torch.tensor([0.0 if found is None else 1.0], device=device)
+        dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+        if flag.item() == 0.0:
+            return None
+        findings: list[str | None] = [None] * self.world_size
+        dist.all_gather_object(findings, found)
+        rank, quantity = next((r, q) for r, q in enumerate(findings) if q is not None)
+        return f"{quantity} (rank {rank})"
 
     def store_diagnostics(
         self, itr: int, traj_infos: list[TrajInfo], opt_info: tuple | None

@@ -166,8 +166,9 @@ def test_eval_runner_evaluates_in_rank_zero(tmp_path):
     with logger_context(str(tmp_path), 0, "eval", {}, override_prefix=True):
         runner.train()
     progress = read_progress(os.path.join(str(tmp_path), "run_0"))
-    # n_steps is rounded up to a whole log interval (512 steps)
-    assert [int(r["Diagnostics/CumSteps"]) for r in progress] == [0, 512]
+    # n_steps is one batch of both ranks: the run ends (and logs) there, inside its first log
+    # interval of 512 steps (rlpyt rounded n_steps up to whole log intervals: [0, 512])
+    assert [int(r["Diagnostics/CumSteps"]) for r in progress] == [0, 256]
     assert all(int(r["Diagnostics/TrajsInEval"]) >= 1 for r in progress)
 
 

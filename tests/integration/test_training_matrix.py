@@ -1,6 +1,7 @@
 """Runner x collector x agent x algorithm: a few iterations each, with the serial sampler."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -128,7 +129,7 @@ def test_eval_runner_evaluates_complete_trajectories():
     assert all(info.Length >= 8 for info in traj_infos)
 
 
-def test_n_itr_rounds_up_to_whole_log_intervals():
+def test_n_itr_rounds_up_to_whole_batches_and_says_so():
     sampler = SerialSampler(
         EnvCls=gym_make, env_kwargs=dict(id="CartPole-v1"), batch_T=5, batch_B=2
     )
@@ -136,10 +137,18 @@ def test_n_itr_rounds_up_to_whole_log_intervals():
         algo=A2C(), agent=ClassicFfAgent(), sampler=sampler, n_steps=105, log_interval_steps=30
     )
     runner.itr_batch_size = 10
-    assert runner.get_n_itr() == 12  # 10 itrs, 3 per log interval -> 12
+    rounded = r"n_steps=105 .*\(10 env steps each\): training 110 steps"
+    with pytest.warns(UserWarning, match=rounded):
+        assert runner.get_n_itr() == 11  # 10.5 batches -> 11, not whole log intervals (12)
     assert runner.log_interval_itrs == 3
+    assert [itr for itr in range(11) if runner.is_log_itr(itr)] == [2, 5, 8, 10]  # and the end
     runner.n_steps = 1
-    assert runner.get_n_itr() == 3  # at least one log interval
+    with pytest.warns(UserWarning, match="training 10 steps"):
+        assert runner.get_n_itr() == 1
+    runner.n_steps = 30
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # whole batches: no warning
+        assert runner.get_n_itr() == 3
     assert math.isclose(runner.n_itr, 3)
 
 

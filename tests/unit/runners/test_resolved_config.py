@@ -68,6 +68,7 @@ def test_params_json_records_every_component_with_defaults_seed_and_affinity(tmp
         "log_interval_steps": 128,
         "log_traj_window": 100,  # a default the user never passed
         "target_reward": None,
+        "check_finite": True,
     }
     sampler = resolved["sampler"]
     assert sampler["class"] == "rlpyt.samplers.serial.sampler.SerialSampler"

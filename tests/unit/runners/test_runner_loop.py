@@ -130,7 +130,8 @@ RLPYT_KEYWORDS = {
 )
 def test_runner_constructors_spell_out_rlpyt_keywords(RunnerCls, extra):
     parameters = inspect.signature(RunnerCls).parameters
-    added = {"target_reward": None}  # ours (issue 17): early stop on the trailing return
+    # Ours: early stop on the trailing return (issue 17), the divergence guard (issue 29).
+    added = {"target_reward": None, "check_finite": True}
     assert {name: p.default for name, p in parameters.items()} == {
         **RLPYT_KEYWORDS,
         **extra,
