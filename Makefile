@@ -82,3 +82,19 @@ bench: setup
 
 clean:
 	rm -rf build *.egg-info .pytest_cache .ruff_cache .mypy_cache
+
+# The GPU check (docs/gpu.md) runs on a GPU machine that has torch but no network: gpu-wheels
+# downloads, here, the wheels it lacks for its Python (GPU_PYTHON, CPython 3.12 by default)
+# into .whl/; gpu-check runs the check with them (on the GPU machine, `python3
+# benchmarks/gpu_check.py` from the checkout does the same without make or a venv).
+GPU_PYTHON ?= 3.12
+GPU_WHEELS ?= gymnasium==1.4.0 farama-notifications==0.0.6 ale-py==0.12.1 mujoco==4.0.0 \
+	mujoco-core==4.0.0 mujoco-studio==4.0.0 websockets glfw pyopengl stable-baselines3==2.9.2
+GPU_PLATFORMS := $(foreach n,manylinux_2_28 manylinux_2_27 manylinux_2_17 manylinux2014 manylinux1,--platform $(n)_x86_64)
+
+gpu-wheels: setup
+	$(BIN)/python -m pip download --quiet --no-deps --only-binary=:all: --implementation cp \
+		--python-version $(GPU_PYTHON) $(GPU_PLATFORMS) -d .whl $(GPU_WHEELS)
+
+gpu-check:
+	python3 benchmarks/gpu_check.py --wheels .whl

@@ -106,7 +106,9 @@ def quiet_logger():
     logger.enable()
 
 
-def train_on_fake_cuda(family: str, sampler: str = "serial") -> tuple[MinibatchRl, list[dict]]:
+def train_on_cuda(
+    family: str, sampler: str = "serial", fake: bool = True
+) -> tuple[MinibatchRl, list[dict]]:
     env_id, make_algo, make_agent, _ = FAMILIES[family]
     env_kwargs = dict(id=env_id, max_episode_steps=20)
     if sampler == "serial":
@@ -130,6 +132,8 @@ def train_on_fake_cuda(family: str, sampler: str = "serial") -> tuple[MinibatchR
         affinity=affinity,
         seed=1,
     )
+    if not fake:  # a real GPU (the gpu-marked test below)
+        return runner, list(runner.iter_train())
     with FakeCuda():
         rows = list(runner.iter_train())
     return runner, rows
@@ -145,7 +149,7 @@ def trained_modules(agent) -> dict[str, torch.nn.Module]:
 
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_every_family_trains_with_its_agent_on_the_device(family):
-    runner, rows = train_on_fake_cuda(family)
+    runner, rows = train_on_cuda(family)
     assert runner.agent.device == torch.device("cuda", 0)
     for name, module in trained_modules(runner.agent).items():
         assert all(on_fake_cuda(p) for p in module.parameters()), name
@@ -155,9 +159,21 @@ def test_every_family_trains_with_its_agent_on_the_device(family):
     assert runner.algo.update_counter > 0
 
 
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_every_family_trains_on_a_real_gpu(family):
+    runner, rows = train_on_cuda(family, fake=False)
+    for name, module in trained_modules(runner.agent).items():
+        assert all(p.is_cuda for p in module.parameters()), name
+    loss_key = f"{FAMILIES[family][3]}Average"
+    losses = [row[loss_key] for row in rows if not math.isnan(row[loss_key])]
+    assert losses and all(math.isfinite(x) for x in losses), (loss_key, rows[-1])
+
+
 @pytest.mark.parametrize("family", ["ppo", "dqn", "sac"])
 def test_gpu_sampler_serves_actions_from_the_device(family):
-    runner, rows = train_on_fake_cuda(family, sampler="gpu")
+    runner, rows = train_on_cuda(family, sampler="gpu")
     loss_key = f"{FAMILIES[family][3]}Average"
     assert any(math.isfinite(row[loss_key]) for row in rows)
 
