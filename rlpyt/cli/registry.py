@@ -232,11 +232,11 @@ def _make_registry() -> dict[str, AlgoEntry]:
         }, "Recurrent Replay Distributed DQN (LSTM, sequence replay)"),
         _qpg("ddpg", "rlpyt.algos.qpg.ddpg:DDPG", "rlpyt.agents.qpg.ddpg_agent:DdpgAgent",
              "Deep Deterministic Policy Gradient (continuous actions)",
-             DefaultConfig("classic.qpg.pendulum_ddpg", "ddpg"),
+             DefaultConfig("classic.qpg.pendulum_ddpg", "ddpg_short"),
              DefaultConfig("mujoco.qpg.mujoco_ddpg", "ddpg_from_td3_1M_serial")),
         _qpg("td3", "rlpyt.algos.qpg.td3:TD3", "rlpyt.agents.qpg.td3_agent:Td3Agent",
              "Twin Delayed DDPG (continuous actions)",
-             DefaultConfig("classic.qpg.pendulum_td3", "td3"),
+             DefaultConfig("classic.qpg.pendulum_td3", "td3_short"),
              DefaultConfig("mujoco.qpg.mujoco_td3", "td3_1M_serial")),
         _qpg("sac", "rlpyt.algos.qpg.sac:SAC", "rlpyt.agents.qpg.sac_agent:SacAgent",
              "Soft Actor-Critic with learned temperature (continuous actions)",
@@ -244,7 +244,7 @@ def _make_registry() -> dict[str, AlgoEntry]:
              DefaultConfig("mujoco.qpg.mujoco_sac", "sac_1M_serial")),
         _qpg("sac_v", "rlpyt.algos.qpg.sac_v:SAC_V", "rlpyt.agents.qpg.sac_v_agent:SacAgent",
              "Soft Actor-Critic, first version with a value network (continuous actions)",
-             DefaultConfig("mujoco.qpg.mujoco_sac_v", "sac_1M_serial"),
+             DefaultConfig("classic.qpg.pendulum_sac", "sac_v"),
              DefaultConfig("mujoco.qpg.mujoco_sac_v", "sac_1M_serial")),
     ]  # fmt: skip
     return {entry.name: entry for entry in entries}

@@ -8,6 +8,9 @@ no MuJoCo; its actions lie in [-2, 2], and the agent's noise std is in units of 
 Keys:
     "ddpg": RL-Baselines3-Zoo's Pendulum-v1 DDPG (``hyperparams/ddpg.yml``) in rlpyt's terms,
         30k steps; evaluation every 1000 steps on 10 episodes.
+    "ddpg_short": the command line's default (``rlpyt train ddpg``): "ddpg" with 256-256
+        MLPs (a cheaper update than 400-300) and 15k steps, so that a short run learns;
+        tests/learning/test_cli_defaults.py states its budget.
 
 How each Zoo / Stable-Baselines3 setting maps (Zoo -> here):
     gamma 0.98, buffer_size 200k -> ``discount``, ``replay_size``; learning_rate 1e-3 (actor
@@ -25,6 +28,7 @@ How each Zoo / Stable-Baselines3 setting maps (Zoo -> here):
     early instead. n_timesteps: 30k here (the Zoo runs 20k).
 """
 
+import copy
 from typing import Any
 
 configs: dict[str, dict[str, Any]] = dict()
@@ -62,3 +66,11 @@ configs["ddpg"] = dict(
         eval_max_trajectories=10,
     ),
 )
+
+
+# The command line's default: a cheaper update (see the docstring).
+config = copy.deepcopy(configs["ddpg"])
+config["agent"]["model_kwargs"] = dict(hidden_sizes=[256, 256])
+config["agent"]["q_model_kwargs"] = dict(hidden_sizes=[256, 256])
+config["runner"]["n_steps"] = 15_000
+configs["ddpg_short"] = config

@@ -9,6 +9,10 @@ noise standard deviations are in units of that bound (h = 2).
 Keys:
     "td3": RL-Baselines3-Zoo's Pendulum-v1 TD3 (``hyperparams/td3.yml``) in rlpyt's terms,
         30k steps; evaluation every 1000 steps on 10 episodes.
+    "td3_short": the command line's default (``rlpyt train td3``): "td3" learning from step
+        1,000 instead of 10,000, with 256-256 MLPs (a cheaper update than 400-300) and 15k
+        steps, so that a short run learns; tests/learning/test_cli_defaults.py states its
+        budget.
 
 How each Zoo / Stable-Baselines3 setting maps (Zoo -> here):
     gamma 0.98, buffer_size 200k, learning_starts 10k -> ``discount``, ``replay_size``,
@@ -31,6 +35,7 @@ How each Zoo / Stable-Baselines3 setting maps (Zoo -> here):
     20k steps of learning).
 """
 
+import copy
 from typing import Any
 
 configs: dict[str, dict[str, Any]] = dict()
@@ -71,3 +76,12 @@ configs["td3"] = dict(
         eval_max_trajectories=10,
     ),
 )
+
+
+# The command line's default: learn early and cheaply (see the docstring).
+config = copy.deepcopy(configs["td3"])
+config["agent"]["model_kwargs"] = dict(hidden_sizes=[256, 256])
+config["agent"]["q_model_kwargs"] = dict(hidden_sizes=[256, 256])
+config["algo"]["min_steps_learn"] = 1000
+config["runner"]["n_steps"] = 15_000
+configs["td3_short"] = config
