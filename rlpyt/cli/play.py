@@ -30,7 +30,12 @@ from rlpyt.cli.spec import RunSpec
 from rlpyt.distributions.categorical import Categorical
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.envs.traj_info import TrajInfo
-from rlpyt.runners.snapshot import UnreadableSnapshotError, find_snapshot, load_snapshot
+from rlpyt.runners.snapshot import (
+    UnreadableSnapshotError,
+    find_snapshot,
+    load_snapshot,
+    nonfinite_tensor,
+)
 from rlpyt.samplers.episode import trajectory_ended
 from rlpyt.utils.buffer import buffer_from_example, torchify_buffer
 from rlpyt.utils.seed import set_seed
@@ -100,11 +105,20 @@ def read_snapshot(run_dir: str) -> tuple[dict[str, Any], str]:
     """The newest snapshot of ``run_dir`` and its path.
 
     Raises:
-        PlayError: no snapshot there, or it is unreadable.
+        PlayError: no snapshot there, it is unreadable, or its parameters are not finite.
     """
     try:
         path = find_snapshot(run_dir)
-        return load_snapshot(path), path
+        snapshot = load_snapshot(path)
+        diverged = nonfinite_tensor(snapshot["agent_state_dict"])
+        if diverged is not None:
+            raise PlayError(
+                f"The snapshot {path} has non-finite parameters ({diverged!r} holds NaN or "
+                "infinity): the run diverged, so there is no policy to play. Train it again "
+                "with the divergence guard on (the default; not --no-check-finite), which "
+                "keeps the last snapshot with finite parameters."
+            )
+        return snapshot, path
     except FileNotFoundError:
         raise PlayError(
             f"No snapshot in {run_dir!r} (params.pkl or itr_N.pkl): the run saved none. Train "
