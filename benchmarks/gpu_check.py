@@ -28,7 +28,7 @@ a machine without a GPU; the tests stage then runs only the ``gpu``-marked selec
 Usage::
 
     python3 benchmarks/gpu_check.py [--wheels .whl] [--stages env tests train bench]
-        [--out DIR] [--parallel 4] [--dry-run]
+        [--out DIR] [--parallel 4] [--only NAME ...] [--dry-run]
 """
 
 from __future__ import annotations
@@ -73,6 +73,7 @@ class Context:
     out: Path
     dry_run: bool
     parallel: int
+    only: list[str] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
 
     def run(self, name: str, command: list[str], timeout: float, cwd: Path = REPO) -> tuple:
@@ -123,7 +124,9 @@ def make_context(args: argparse.Namespace) -> Context:
         sys.path[:0] = [str(site)]
     env["PYTHONPATH"] = os.pathsep.join(paths + [env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     sys.path.insert(0, str(REPO))
-    return Context(env=env, out=out, dry_run=args.dry_run, parallel=args.parallel)
+    return Context(
+        env=env, out=out, dry_run=args.dry_run, parallel=args.parallel, only=args.only or []
+    )
 
 
 # -- stage env ----------------------------------------------------------------------------------
@@ -224,7 +227,7 @@ TRAIN_CASES = [
         "atari/pg/train/atari_ff_a2c.py",
         "0",
         {
-            "runner": {"n_steps": 400, "log_interval_steps": 200},
+            "runner": {"n_steps": 400},
             "sampler": {"batch_T": 5, "batch_B": 4, "max_decorrelation_steps": 0},
         },
         "loss",
@@ -234,7 +237,7 @@ TRAIN_CASES = [
         "atari/pg/train/atari_lstm_ppo.py",
         "0",
         {
-            "runner": {"n_steps": 256, "log_interval_steps": 128},
+            "runner": {"n_steps": 256},
             "sampler": {"batch_T": 16, "batch_B": 8, "max_decorrelation_steps": 0},
         },
         "loss",
@@ -384,8 +387,9 @@ def train_one(ctx: Context, case: TrainCase) -> Check:
 
 def stage_train(ctx: Context) -> None:
     workers = 1 if ctx.dry_run else ctx.parallel
+    cases = [c for c in TRAIN_CASES if not ctx.only or any(o in c.name for o in ctx.only)]
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        ctx.checks.extend(pool.map(lambda case: train_one(ctx, case), TRAIN_CASES))
+        ctx.checks.extend(pool.map(lambda case: train_one(ctx, case), cases))
 
 
 # -- stage bench --------------------------------------------------------------------------------
@@ -487,6 +491,9 @@ def main() -> int:
     parser.add_argument("--out", default=None, help="folder for logs and the summary")
     parser.add_argument("--parallel", type=int, default=4, help="train scripts at once")
     parser.add_argument("--dry-run", action="store_true", help="CPU, tiny budgets")
+    parser.add_argument(
+        "--only", nargs="+", help="train: only the cases whose name contains one of these"
+    )
     args = parser.parse_args()
     ctx = make_context(args)
     start = time.perf_counter()
