@@ -28,12 +28,14 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing as mp
+import re
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
+from rlpyt.agents.model_keywords import model_keywords
 from rlpyt.agents.recurrent import (  # noqa: F401  (rlpyt's import path for the mixins)
     AlternatingRecurrentAgentMixin,
     RecurrentAgentMixin,
@@ -145,6 +147,9 @@ class BaseAgent:
             ``ModelCls(**make_env_to_model_kwargs(env_spaces), **model_kwargs)``; None: the
             class attribute ``default_model_cls`` (e.g. ``AtariFfModel`` for ``AtariFfAgent``).
         model_kwargs: Extra model keywords (e.g. ``config["model"]``); copied, never mutated.
+            They may also set an env-derived keyword (equal to the env's, else ``TypeError``)
+            or one the agent derives from it (with a warning; see
+            ``rlpyt.agents.model_keywords``).
         initial_model_state_dict: Loaded into the model at :meth:`initialize`; a model state
             dict or an agent ``state_dict()`` (see the module docstring).
     """
@@ -174,6 +179,7 @@ class BaseAgent:
         self.distribution: Any = None
         self.device = CPU
         self.env_model_kwargs: dict[str, Any] = {}
+        self._warned_keywords: set[str] = set()  # model keywords warned about (once each)
         self._mode: AgentMode | None = None
         # (ids of the models, tensors of update_target's Polyak step), built at first use:
         self._polyak_pairs: tuple[tuple, tuple[list, list, list]] | None = None
@@ -246,25 +252,41 @@ class BaseAgent:
     def load_initial_state_dicts(self) -> None:
         """Load the ``initial_*_state_dict`` keywords other than the model's (subclasses)."""
 
+    def derived_model_kwargs(self, name: str) -> dict[str, Any]:
+        """Keywords of model ``name`` that the agent derives from the env but the user may set.
+
+        E.g. DDPG's ``output_max`` (the action bound). A user value that differs wins, with one
+        warning (see ``rlpyt.agents.model_keywords``).
+        """
+        return {}
+
+    def model_defaults(self, name: str, ModelCls: Any) -> dict[str, Any]:  # noqa: N803
+        """Keywords of model ``name`` filled in, silently, where the user's leave them out."""
+        return {}
+
     def _build(
         self,
+        name: str,
         ModelCls: Any,  # noqa: N803
-        model_kwargs: Mapping[str, Any],
-        env_kwargs: Mapping[str, Any],
+        user_kwargs: Mapping[str, Any],
         keyword: str,
     ) -> torch.nn.Module:
-        clash = set(env_kwargs) & set(model_kwargs)
-        if clash:
-            raise TypeError(
-                f"{keyword} {sorted(clash)} are set by {type(self).__name__} from the env "
-                f"spaces; remove them from {keyword}."
-            )
-        return ModelCls(**env_kwargs, **model_kwargs)
+        """``ModelCls`` with the env's keywords, the agent's defaults and ``user_kwargs``."""
+        kwargs = model_keywords(
+            type(self).__name__,
+            keyword,
+            user_kwargs,
+            self.env_model_kwargs,
+            self.derived_model_kwargs(name),
+            self.model_defaults(name, ModelCls),
+            self._warned_keywords,
+        )
+        return ModelCls(**kwargs)
 
     def _build_model(self) -> torch.nn.Module:
         if self.ModelCls is None:
             raise ValueError(f"{type(self).__name__} needs a ModelCls to build its model.")
-        return self._build(self.ModelCls, self.model_kwargs, self.env_model_kwargs, "model_kwargs")
+        return self._build("model", self.ModelCls, self.model_kwargs, "model_kwargs")
 
     def _build_named(self, name: str) -> torch.nn.Module:
         """A new instance of model ``name`` (a target: of its source's class and keywords)."""
@@ -272,7 +294,9 @@ class BaseAgent:
         if source == "model":
             return self._build_model()
         ModelCls, kwargs = self.model_specs()[source]  # noqa: N806
-        return self._build(ModelCls, kwargs, self.env_model_kwargs, f"{source}_kwargs")
+        # The agent keyword of a twin's model is the shared one: q1_model, q2_model -> q_model.
+        keyword = re.sub(r"\d+_model$", "_model", source) + "_kwargs"
+        return self._build(source, ModelCls, kwargs, keyword)
 
     def _copy_targets(self, sources: set[str], skip: set[str] | None = None) -> None:
         """Targets of ``sources`` (except those in ``skip``) <- copies of their sources."""

@@ -14,6 +14,7 @@ actions is the same for every ``V_max > V_min``; only the greedy choice depends 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -42,13 +43,11 @@ class CatDqnAgent(DqnAgent):
 
     Args:
         ModelCls: Model class (None: ``default_model_cls``); it takes ``n_atoms``.
-        model_kwargs: Extra model keywords; ``n_atoms`` is added (a different ``n_atoms``
-            here is an error).
+        model_kwargs: Extra model keywords; ``n_atoms`` is set to the agent's (a different
+            ``n_atoms`` here is replaced, with a warning, as rlpyt replaced it).
         initial_model_state_dict: As :class:`DqnAgent`.
         n_atoms: Number of atoms of each action's value distribution.
 
-    Raises:
-        ValueError: ``model_kwargs`` sets another ``n_atoms``.
     """
 
     agent_info_cls = AgentInfo
@@ -79,10 +78,13 @@ class CatDqnAgent(DqnAgent):
         )
         self.n_atoms = check_number(type(self).__name__, "n_atoms", n_atoms, low=2, integer=True)
         given = self.model_kwargs.get("n_atoms", self.n_atoms)
-        if given != self.n_atoms:
-            raise ValueError(
+        if given != self.n_atoms:  # rlpyt overwrote it silently
+            warnings.warn(
                 f"{type(self).__name__}: model_kwargs n_atoms={given!r} differs from "
-                f"n_atoms={n_atoms!r}; set it once, as the agent's n_atoms."
+                f"n_atoms={self.n_atoms!r}; the model gets the agent's n_atoms={self.n_atoms!r} "
+                "(as in rlpyt). Set it once, as the agent's n_atoms.",
+                UserWarning,
+                stacklevel=2,
             )
         self.model_kwargs["n_atoms"] = self.n_atoms
         self.V_min = DEFAULT_V_MIN

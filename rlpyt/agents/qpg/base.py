@@ -23,13 +23,14 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import torch
 
 from rlpyt.agents.base import BaseAgent
+from rlpyt.agents.model_keywords import required_keywords
 from rlpyt.spaces.float_box import FloatBox
 from rlpyt.utils.checks import check_number, leaf_space, space_description, space_kind_error
 from rlpyt.utils.shared_memory import np_mp_array
@@ -129,6 +130,9 @@ class QpgAgent(BaseAgent):
             flat policy-model state dict, or an agent ``state_dict()`` (every entry it has).
     """
 
+    # Hidden sizes of every model whose class requires them and whose keywords leave them out.
+    default_hidden_sizes: ClassVar[Sequence[int] | None] = None
+
     def __init__(
         self,
         ModelCls: type[torch.nn.Module] | None = None,  # noqa: N803
@@ -144,9 +148,16 @@ class QpgAgent(BaseAgent):
 
     # ---- construction ---------------------------------------------------------------------
 
-    def policy_env_kwargs(self) -> dict[str, Any]:
-        """Env-derived keywords of the policy model (``env_model_kwargs`` plus extras)."""
-        return dict(self.env_model_kwargs)
+    def model_defaults(self, name: str, ModelCls: Any) -> dict[str, Any]:  # noqa: N803
+        """``hidden_sizes=default_hidden_sizes`` where ``ModelCls`` requires it.
+
+        So keywords that leave it out (``model_kwargs=dict(output_max=2.0)``) still build the
+        agent's default network; a model class with a default of its own keeps it.
+        """
+        defaults = super().model_defaults(name, ModelCls)
+        if self.default_hidden_sizes is not None and "hidden_sizes" in required_keywords(ModelCls):
+            defaults["hidden_sizes"] = list(self.default_hidden_sizes)
+        return defaults
 
     def make_env_to_model_kwargs(self, env_spaces: EnvSpaces) -> dict[str, Any]:
         """``observation_shape`` and ``action_size`` (every QPG model takes them)."""
@@ -159,13 +170,6 @@ class QpgAgent(BaseAgent):
         """Check the action space (see :func:`check_qpg_action_space`), keep ``h``; return A."""
         self.action_max = check_qpg_action_space(env_spaces.action, type(self).__name__)
         return int(env_spaces.action.shape[0])
-
-    def _build_model(self) -> torch.nn.Module:
-        if self.ModelCls is None:
-            raise ValueError(f"{type(self).__name__} needs a ModelCls to build its model.")
-        return self._build(
-            self.ModelCls, self.model_kwargs, self.policy_env_kwargs(), "model_kwargs"
-        )
 
     # ---- training-facing ------------------------------------------------------------------
 

@@ -45,8 +45,10 @@ class DdpgAgent(QpgAgent):
             ``output_max=h`` plus ``model_kwargs``.
         QModelCls: Q-function class, built with ``observation_shape``, ``action_size`` plus
             ``q_model_kwargs``.
-        model_kwargs: None -> ``dict(hidden_sizes=[400, 300])``.
-        q_model_kwargs: None -> ``dict(hidden_sizes=[400, 300])``.
+        model_kwargs: None -> ``dict(hidden_sizes=[400, 300])``; keywords that leave out
+            ``hidden_sizes`` get ``[400, 300]`` too. ``output_max`` (default ``h``) may be set:
+            a value other than ``h`` is used, with one warning.
+        q_model_kwargs: None -> ``dict(hidden_sizes=[400, 300])``, likewise.
         initial_model_state_dict: A flat mu state dict (the target mu copies it), or an agent
             ``state_dict()``.
         initial_q_model_state_dict: A flat Q state dict (the target Q copies it).
@@ -58,6 +60,7 @@ class DdpgAgent(QpgAgent):
     target_model: Any
     target_q_model: Any
 
+    default_hidden_sizes = DDPG_HIDDEN_SIZES
     model_names: ClassVar[tuple[str, ...]] = ("model", "q_model", "target_model", "target_q_model")
     trained_names: ClassVar[tuple[str, ...]] = ("model", "q_model")
     target_sources: ClassVar[Mapping[str, str]] = {
@@ -100,9 +103,12 @@ class DdpgAgent(QpgAgent):
         """The Q model: ``{"q_model": (QModelCls, q_model_kwargs)}``."""
         return {"q_model": (self.QModelCls, self.q_model_kwargs)}
 
-    def policy_env_kwargs(self) -> dict[str, Any]:
-        """``observation_shape``, ``action_size`` and ``output_max=h`` for mu."""
-        return dict(self.env_model_kwargs, output_max=self.action_max)
+    def derived_model_kwargs(self, name: str) -> dict[str, Any]:
+        """``output_max=h`` for mu: ``model_kwargs`` may set another bound (warned once)."""
+        derived = super().derived_model_kwargs(name)
+        if name == "model":
+            derived["output_max"] = self.action_max
+        return derived
 
     def make_distribution(self, env_spaces: EnvSpaces) -> Gaussian:
         """``Gaussian(dim=A, std=action_std*h, noise_clip=action_noise_clip*h, clip=h)``."""

@@ -48,8 +48,9 @@ class SacAgent(MinItrLearnMixin, QpgAgent):
         ModelCls: Policy class (``(mean, log_std)`` output), built with
             ``observation_shape``, ``action_size`` plus ``model_kwargs``.
         QModelCls: Q-function class (both Qs), built the same way plus ``q_model_kwargs``.
-        model_kwargs: None -> ``dict(hidden_sizes=[256, 256])``.
-        q_model_kwargs: None -> ``dict(hidden_sizes=[256, 256])``.
+        model_kwargs: None -> ``dict(hidden_sizes=[256, 256])``; keywords that leave out
+            ``hidden_sizes`` get ``[256, 256]`` too.
+        q_model_kwargs: None -> ``dict(hidden_sizes=[256, 256])``, likewise.
         v_model_kwargs: Accepted for rlpyt's configs, unused (see ``sac_v_agent`` for SAC_V).
         initial_model_state_dict: A flat pi state dict, or an agent ``state_dict()``.
         action_squash: Scale of the tanh squashing in units of ``h`` (> 0).
@@ -61,6 +62,7 @@ class SacAgent(MinItrLearnMixin, QpgAgent):
     target_q1_model: Any
     target_q2_model: Any
 
+    default_hidden_sizes = SAC_HIDDEN_SIZES
     model_names: ClassVar[tuple[str, ...]] = (
         "model",
         "q1_model",

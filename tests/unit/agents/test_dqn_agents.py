@@ -128,12 +128,13 @@ def test_categorical_agent_acts_on_expected_values_of_its_support():
         agent.give_V_min_max(1.0, 1.0)
 
 
-def test_n_atoms_goes_to_the_model_and_a_clash_is_an_error():
+def test_n_atoms_goes_to_the_model_and_a_clash_warns_and_keeps_the_agents():
     agent = CatDqnAgent(n_atoms=11)
     assert agent.model_kwargs == {"n_atoms": 11}
     assert CatDqnAgent(model_kwargs=dict(n_atoms=11), n_atoms=11).model_kwargs["n_atoms"] == 11
-    with pytest.raises(ValueError, match="n_atoms=7 differs"):
-        CatDqnAgent(model_kwargs=dict(n_atoms=7), n_atoms=11)
+    with pytest.warns(UserWarning, match="n_atoms=7 differs"):  # rlpyt replaced it silently
+        clashing = CatDqnAgent(model_kwargs=dict(n_atoms=7), n_atoms=11)
+    assert clashing.model_kwargs["n_atoms"] == 11 and clashing.n_atoms == 11
 
 
 def test_distributions():

@@ -404,13 +404,14 @@ def test_constructor_numbers_are_checked(AgentCls, kwargs, match):
         AgentCls(**kwargs)
 
 
-def test_defaults_and_model_kwargs_clash():
+def test_defaults_and_a_users_output_max():
     assert DdpgAgent().model_kwargs == dict(hidden_sizes=[400, 300])
     assert DdpgAgent().q_model_kwargs == dict(hidden_sizes=[400, 300])
     sac = SacAgent(v_model_kwargs=None)
     assert sac.model_kwargs == sac.q_model_kwargs == dict(hidden_sizes=[256, 256])
-    with pytest.raises(TypeError, match="output_max"):
-        make_agent(DdpgAgent, model_kwargs=dict(hidden_sizes=[4], output_max=3))
+    with pytest.warns(UserWarning, match="output_max=3"):  # rlpyt's to set; h = 2 here
+        agent = make_agent(DdpgAgent, model_kwargs=dict(hidden_sizes=[4], output_max=3))
+    assert agent.model(100 * torch.randn(50, *OBS_SHAPE), None, None).abs().max() > 2.5
 
 
 # -- with samplers ----------------------------------------------------------------------------

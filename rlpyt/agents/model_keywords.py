@@ -1,0 +1,87 @@
+"""The keywords an agent builds a model with: the env's, the agent's defaults and the user's.
+
+Box: Agent (used by ``BaseAgent`` each time it builds a model). rlpyt built
+``ModelCls(**env_model_kwargs, **model_kwargs)``; its users set in ``model_kwargs`` whatever the
+model takes, and so may ours:
+
+- **env keywords** (``observation_shape``, ``image_shape``, ``action_size``, ``output_size``:
+  ``make_env_to_model_kwargs``) come from the env spaces. A user value equal to the env's is
+  accepted; one that contradicts it cannot work and raises ``TypeError`` saying both values
+  (rlpyt raised ``TypeError`` for any such keyword: "got multiple values").
+- **derived keywords** (e.g. ``output_max = h``, the action bound, for DDPG's and TD3's mu)
+  are the agent's choice from the env; a user value wins, with one warning if it differs.
+- **defaults** (e.g. the QPG agents' ``hidden_sizes`` where the model class requires it) fill
+  what the user's keywords leave out, silently.
+- **the user's** ``model_kwargs`` (and ``q_model_kwargs``, ...) go through as they are.
+"""
+
+from __future__ import annotations
+
+import inspect
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two keyword values are equal (lists and tuples compare by their items)."""
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return tuple(a) == tuple(b)
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError, RuntimeError):  # e.g. arrays of different shapes
+        return False
+
+
+def required_keywords(ModelCls: Any) -> set[str]:  # noqa: N803
+    """Names of the keywords ``ModelCls(...)`` must be given (no default); empty if unknown."""
+    try:
+        parameters = inspect.signature(ModelCls).parameters.values()
+    except (TypeError, ValueError):
+        return set()
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return {p.name for p in parameters if p.kind in kinds and p.default is inspect.Parameter.empty}
+
+
+def model_keywords(
+    owner: str,
+    keyword: str,
+    user: Mapping[str, Any],
+    env: Mapping[str, Any],
+    derived: Mapping[str, Any],
+    defaults: Mapping[str, Any],
+    warned: set[str],
+) -> dict[str, Any]:
+    """The keywords to build a model with (see the module docstring).
+
+    Args:
+        owner: The agent's class name, for messages.
+        keyword: The agent keyword ``user`` came from (``"model_kwargs"``, ...).
+        user: The user's model keywords.
+        env: Keywords from the env spaces (must agree with the user's).
+        derived: The agent's keywords derived from the env (the user's win, warned).
+        defaults: The agent's defaults (the user's win, silently).
+        warned: ``"<keyword>.<name>"`` entries already warned about (updated), so each
+            contradiction warns once per agent however often the model is rebuilt.
+
+    Raises:
+        TypeError: a user value contradicts an env keyword.
+    """
+    for name, value in user.items():
+        if name in env and not same_value(value, env[name]):
+            raise TypeError(
+                f"{owner}: {keyword} {name}={value!r} contradicts the env, whose spaces give "
+                f"{name}={env[name]!r}; a model of that shape cannot take this env's data. "
+                f"Remove {name} from {keyword} (the agent sets it from the env spaces)."
+            )
+        if name in derived and not same_value(value, derived[name]):
+            key = f"{keyword}.{name}"
+            if key not in warned:
+                warned.add(key)
+                warnings.warn(
+                    f"{owner}: {keyword} {name}={value!r} is used in place of the "
+                    f"{name}={derived[name]!r} the agent derives from the env spaces.",
+                    UserWarning,
+                    stacklevel=2,
+                )
+    return {**defaults, **derived, **user, **env}
