@@ -50,6 +50,8 @@ class RunSpec:
         check_finite: False: the runner does not stop on a non-finite loss, gradient or
             parameter (``check_finite=False``).
         snapshot_replay: Snapshots hold the replay buffer (``algo.snapshot_replay=True``).
+        wandb: Also log to Weights & Biases: ``logger_context``'s ``wandb`` dict (project,
+            entity, group, tags; ``{}`` for W&B's defaults); None: no W&B.
     """
 
     algo: str
@@ -73,6 +75,7 @@ class RunSpec:
     vector: str | None = None
     check_finite: bool = True
     snapshot_replay: bool = False
+    wandb: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serializable dict (``from_dict`` inverts it)."""

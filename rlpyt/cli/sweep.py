@@ -19,6 +19,7 @@ from rlpyt.cli.grid import flatten_variant, load_sweep_file, make_grid, parse_gr
 from rlpyt.cli.options import AlgorithmType, run_options, spec_from_options
 from rlpyt.cli.spec import RunSpec
 from rlpyt.cli.sweep_run import encode_spec
+from rlpyt.cli.wandb_options import wandb_from_options, wandb_options
 
 __all__ = ["flatten_variant", "load_sweep_file", "make_grid", "parse_grid_option", "sweep"]
 
@@ -104,6 +105,7 @@ A sweep file (YAML) takes the same names:
     default=None,
     help="submitit's cluster (slurm, local, debug). Default: what submitit finds.",
 )
+@wandb_options
 @click.option("--dry-run", is_flag=True, help="Compose every setting, print them, run nothing.")
 def sweep(
     algo: str | None,
@@ -118,11 +120,14 @@ def sweep(
     **options: Any,
 ) -> None:
     """See SWEEP_HELP (click shows it)."""  # noqa: D401
+    options["wandb"] = wandb_from_options(options)
     spec, grid, seeds = _sweep_spec(algo, grids, sweep_file, options)
     variants, log_dirs = make_grid(grid)
     for variant, log_dir in zip(variants, log_dirs, strict=True):
         _check_setting(spec, variant, log_dir)
     title = (title or f"{spec.algo}_{spec.env or 'default'}").replace("/", "_")
+    if spec.wandb is not None:  # the sweep's runs form one W&B group
+        spec.wandb.setdefault("group", title)
     click.echo(f"{len(variants)} settings x {seeds} seeds: {', '.join(log_dirs)}")
     if dry_run:
         return

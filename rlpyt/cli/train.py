@@ -19,6 +19,7 @@ import click
 from rlpyt.cli.compose import Components, build_components
 from rlpyt.cli.options import AlgorithmType, algorithms_help, run_options, spec_from_options
 from rlpyt.cli.spec import RunSpec
+from rlpyt.cli.wandb_options import wandb_from_options, wandb_options
 
 SNAPSHOT_MODES = ("last", "all", "none")
 RUN_FOLDER = re.compile(r"^run_(\d+)$")
@@ -64,6 +65,7 @@ def run_training(
         snapshot_mode,
         use_summary_writer=spec.tensorboard,
         resume=resume,
+        wandb=spec.wandb,
     ) as run_dir:
         record_params_section("cli", spec.to_dict())
         for logged in runner.iter_train(resume_from=True if resume else None):
@@ -191,6 +193,7 @@ Examples:
 )
 @click.option("--name", default=None, help="Experiment name in the logs. Default: the env.")
 @click.option("--tensorboard", is_flag=True, help="Also write TensorBoard event files.")
+@wandb_options
 @click.option(
     "--snapshot-mode",
     type=click.Choice(SNAPSHOT_MODES),
@@ -221,6 +224,7 @@ def train(
     **options: Any,
 ) -> None:
     """See TRAIN_HELP (click shows it)."""  # noqa: D401
+    options["wandb"] = wandb_from_options(options)  # a resumed run keeps its recorded W&B
     if resume_dir is not None:
         spec = resume_spec(resume_dir)
         for key in ("steps", "target_reward"):

@@ -237,6 +237,9 @@ class OfflineRun:
     """What a W&B run file (``run-<id>.wandb``) holds, read without W&B's servers.
 
     Attributes:
+        project: the W&B project ("" when W&B's default).
+        group: the run group ("" for none).
+        tags: the run's tags.
         config: the config, with every update applied (W&B's own ``_wandb`` key left out).
         history: one dict per logged row, metric -> value (W&B's ``_step``, ``_runtime``,
             ``_timestamp`` left out), in logging order.
@@ -245,6 +248,9 @@ class OfflineRun:
         files: paths (relative to the run's ``files/`` folder) the run saved for upload.
     """
 
+    project: str = ""
+    group: str = ""
+    tags: list[str] = dataclasses.field(default_factory=list)
     config: dict[str, Any] = dataclasses.field(default_factory=dict)
     history: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     step_metrics: dict[str, str] = dataclasses.field(default_factory=dict)
@@ -317,6 +323,9 @@ def _read_records(path: str) -> OfflineRun:
         record = records.Record()
         record.ParseFromString(data)
         kind = record.WhichOneof("record_type")
+        if kind == "run":
+            run.project, run.group = record.run.project, record.run.run_group
+            run.tags = list(record.run.tags)
         if kind in ("run", "config"):
             items = record.run.config.update if kind == "run" else record.config.update
             for item in items:
