@@ -23,6 +23,7 @@ from rlpyt.agents.pg.classic import ClassicFfAgent
 from rlpyt.algos.pg.ppo import PPO
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.experiments.configs.classic.pg.cartpole_ppo import configs as cartpole_ppo_configs
+from rlpyt.runners.divergence import DivergenceError
 from rlpyt.runners.sync_ranks import RankError
 from rlpyt.runners.sync_rl import SyncRl, SyncRlEval
 from rlpyt.samplers.serial.sampler import SerialSampler
@@ -90,6 +91,16 @@ def failing_cartpole(**kwargs):
 
 def _this_rank():
     return dist.get_rank() if dist.is_initialized() else -1
+
+
+class NanOnRankOnePPO(PPO):
+    """PPO whose OptInfo reports a NaN loss at iteration 1 on rank 1 only."""
+
+    def optimize_agent(self, itr, samples):
+        opt_info = super().optimize_agent(itr, samples)
+        if itr == 1 and _this_rank() == 1:
+            opt_info.loss[-1] = float("nan")
+        return opt_info
 
 
 def sync_runner(RunnerCls=CheckedSyncRl, n_steps=4 * 2 * 32 * 4, EnvCls=gym_make, **kwargs):  # noqa: N803
@@ -170,6 +181,20 @@ def test_eval_runner_evaluates_in_rank_zero(tmp_path):
     # interval of 512 steps (rlpyt rounded n_steps up to whole log intervals: [0, 512])
     assert [int(r["Diagnostics/CumSteps"]) for r in progress] == [0, 256]
     assert all(int(r["Diagnostics/TrajsInEval"]) >= 1 for r in progress)
+
+
+def test_a_rank_that_diverges_stops_every_rank_at_that_iteration(tmp_path):
+    runner = sync_runner(RunnerCls=SyncRl)
+    runner.algo = NanOnRankOnePPO(minibatches=2, epochs=2, linear_lr_schedule=False)
+    with (
+        logger_context(str(tmp_path), 0, "div", {}, override_prefix=True, snapshot_mode="last"),
+        pytest.raises(
+            DivergenceError, match=r"iteration 1: OptInfo field 'loss' \(nan\) \(rank 1\)"
+        ),
+    ):
+        runner.train()
+    assert len(read_progress(os.path.join(str(tmp_path), "run_0"))) == 0  # logs after itr 1
+    assert not children()
 
 
 @pytest.mark.parametrize("how", ["raise", "kill"])
