@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 
     from rlpyt.distributions.base import Distribution
     from rlpyt.envs.base import Env, EnvSpaces
-    from rlpyt.samplers.collections import BatchSpec, Samples, TrajInfo
+    from rlpyt.envs.traj_info import TrajInfo
     from rlpyt.utils.collections import AttrDict
+    from rlpyt.utils.records import BatchSpec, Samples
 
 AgentMode = Literal["train", "sample", "eval"]
 """The agent's mode: ``train`` (algorithm forward passes), ``sample`` (collecting training
@@ -240,6 +241,217 @@ class Algorithm(Protocol):
 
     def load_state_dict(self, state: dict) -> None:
         """Restore what ``state_dict`` returned."""
+        ...
+
+
+@runtime_checkable
+class ReplayAgent(Agent, Protocol):
+    """What the replay algorithms use of every agent they train (see ``rlpyt.algos.replay_base``).
+
+    The family-specific members (``target``, ``q``, ``pi``, ...) are the concrete agents' own;
+    each algorithm annotates its agent with its family's agent class.
+    """
+
+    def update_target(self, tau: float = 1) -> None:
+        """Every target model <- ``tau * model + (1 - tau) * target``."""
+        ...
+
+    def separate_optim_model(self) -> None:
+        """Asynchronous runs: train a model of its own apart from the shared one."""
+        ...
+
+
+@runtime_checkable
+class ReplayAlgorithm(Algorithm, Protocol):
+    """What the asynchronous runner and its memory copiers use of a replay algorithm.
+
+    ``updates_per_sync``: gradient steps between parameter publications; ``replay_buffer``:
+    the replay it trains from (the shared ``Async*`` one once ``async_initialize`` ran).
+    """
+
+    updates_per_sync: int
+    replay_buffer: Any
+
+    def async_initialize(
+        self,
+        agent: Agent,
+        sampler_n_itr: int,
+        batch_spec: BatchSpec,
+        mid_batch_reset: bool,
+        examples: AttrDict,
+        world_size: int = 1,
+    ) -> Any:
+        """In the master: schedules in sampler iterations; returns the shared replay."""
+        ...
+
+    def optim_initialize(self, rank: int = 0) -> None:
+        """In the optimizer process: build the optimizers."""
+        ...
+
+    def samples_to_buffer(self, samples: Samples) -> Any:
+        """The replay's record of a sampler batch (the memory copiers append it)."""
+        ...
+
+
+@runtime_checkable
+class SharedMemoryAgent(Agent, Protocol):
+    """What asynchronous runners and samplers use of an agent (see ``rlpyt.agents.base``).
+
+    The optimizer process publishes weights with ``send_shared_memory`` (under the write lock),
+    a sampler receives them with ``recv_shared_memory`` (under the read lock, only when new);
+    ``async_cpu`` gives a CPU sampler its own model apart from the shared one, and
+    ``separate_optim_model`` gives the optimizer its own (``sync_shared_memory``, the
+    synchronous runners' copy, is on ``Agent``).
+    """
+
+    def async_cpu(self, share_memory: bool = True) -> None:
+        """Async runner, CPU sampling: a sampler model apart from the optimizer's."""
+        ...
+
+    def send_shared_memory(self) -> None:
+        """Optimizer side: copy the trained weights into the shared model."""
+        ...
+
+    def recv_shared_memory(self) -> None:
+        """Sampler side: copy the shared weights into the sampler's model, if new."""
+        ...
+
+    def separate_optim_model(self) -> None:
+        """Optimizer side on CPU: train a model apart from the shared one."""
+        ...
+
+
+@runtime_checkable
+class TargetAgent(Agent, Protocol):
+    """An agent with target models, which the replay algorithms update (``BaseAgent``'s)."""
+
+    def update_target(self, tau: float = 1) -> None:
+        """Every target <- ``tau * source + (1 - tau) * target`` (1: a copy)."""
+        ...
+
+
+@runtime_checkable
+class QAgent(TargetAgent, Protocol):
+    """What DQN, CategoricalDQN and R2D1 use of their agent (``DqnAgent`` and subclasses).
+
+    ``agent(*inputs)`` gives the online model's output (``q [..., A]``; C51: ``p [..., A,
+    n_atoms]``; R2D1: ``(q, rnn_state)`` from ``init_rnn_state``), ``target(*inputs)`` the
+    target model's, without gradients.
+    """
+
+    def target(self, *agent_inputs: Any) -> Any:
+        """The target model's output on the agent's device, without gradients."""
+        ...
+
+    def set_epsilon_itr_min_max(self, eps_itr_min: int, eps_itr_max: int) -> None:
+        """The iterations where epsilon starts and stops falling (shared with workers)."""
+        ...
+
+
+@runtime_checkable
+class CategoricalQAgent(QAgent, Protocol):
+    """What CategoricalDQN uses besides ``QAgent`` (``CatDqnAgent``): the support of the atoms."""
+
+    n_atoms: int
+
+    def give_V_min_max(self, V_min: float, V_max: float) -> None:  # noqa: N802, N803
+        """Set the support ``linspace(V_min, V_max, n_atoms)``."""
+        ...
+
+
+@runtime_checkable
+class MinItrLearnAgent(Protocol):
+    """An agent that explores differently before learning starts (TD3, SAC agents)."""
+
+    def give_min_itr_learn(self, min_itr_learn: int) -> None:
+        """The first iteration of learning (shared with sampler workers)."""
+        ...
+
+
+@runtime_checkable
+class ActorCriticAgent(TargetAgent, Protocol):
+    """What every Q-function policy gradient (DDPG, TD3, SAC, SAC_V) uses of its agent.
+
+    Of an initialized agent: ``action_max`` is the action bound ``h``, ``env_spaces`` the env's.
+    ``q`` is ``Q(s, action) [*lead]`` (DDPG) or the pair ``(Q1, Q2)`` (TD3, SAC), with
+    gradients, on the agent's device.
+    """
+
+    action_max: float
+    env_spaces: EnvSpaces
+
+    def q(self, observation: Any, prev_action: Any, prev_reward: Any, action: torch.Tensor) -> Any:
+        """``Q(s, action)``, or ``(Q1, Q2)`` for twin-Q agents."""
+        ...
+
+
+@runtime_checkable
+class MuQAgent(ActorCriticAgent, Protocol):
+    """What DDPG and TD3 use of ``DdpgAgent`` / ``Td3Agent`` (TD3's Qs come in pairs)."""
+
+    def q_at_mu(self, observation: Any, prev_action: Any, prev_reward: Any) -> torch.Tensor:
+        """``Q(s, mu(s)) [*lead]``, gradients into mu."""
+        ...
+
+    def target_q_at_mu(self, observation: Any, prev_action: Any, prev_reward: Any) -> Any:
+        """``Q'(s, mu'(s))`` (TD3: both target Qs at the smoothed action), no gradients."""
+        ...
+
+    def mu_parameters(self) -> Iterator[torch.nn.Parameter]:
+        """The policy optimizer's parameters."""
+        ...
+
+    def q_parameters(self) -> Iterator[torch.nn.Parameter]:
+        """The Q optimizer's parameters (TD3: both Qs)."""
+        ...
+
+
+@runtime_checkable
+class PiQAgent(ActorCriticAgent, MinItrLearnAgent, Protocol):
+    """What SAC and SAC_V use of their ``SacAgent``: a squashed Gaussian policy and twin Qs."""
+
+    def pi(self, observation: Any, prev_action: Any, prev_reward: Any) -> tuple[Any, Any, Any]:
+        """``(action, log_pi, dist_info)``: a reparameterized sample, with gradients."""
+        ...
+
+    def pi_parameters(self) -> Iterator[torch.nn.Parameter]:
+        """The policy optimizer's parameters."""
+        ...
+
+    def q1_parameters(self) -> Iterator[torch.nn.Parameter]:
+        """Q1's optimizer's parameters."""
+        ...
+
+    def q2_parameters(self) -> Iterator[torch.nn.Parameter]:
+        """Q2's optimizer's parameters."""
+        ...
+
+
+@runtime_checkable
+class SoftQAgent(PiQAgent, Protocol):
+    """What SAC uses besides ``PiQAgent`` (``rlpyt.agents.qpg.sac_agent.SacAgent``)."""
+
+    def target_q(
+        self, observation: Any, prev_action: Any, prev_reward: Any, action: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Both target Qs at ``action``, without gradients."""
+        ...
+
+
+@runtime_checkable
+class SoftVAgent(PiQAgent, Protocol):
+    """What SAC_V uses besides ``PiQAgent`` (``rlpyt.agents.qpg.sac_v_agent.SacAgent``)."""
+
+    def v(self, observation: Any, prev_action: Any, prev_reward: Any) -> torch.Tensor:
+        """``V(s) [*lead]``, with gradients."""
+        ...
+
+    def target_v(self, observation: Any, prev_action: Any, prev_reward: Any) -> torch.Tensor:
+        """``V'(s) [*lead]``, without gradients."""
+        ...
+
+    def v_parameters(self) -> Iterator[torch.nn.Parameter]:
+        """V's optimizer's parameters."""
         ...
 
 

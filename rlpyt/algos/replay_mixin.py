@@ -21,7 +21,7 @@ Attributes the mixin reads from the algorithm: ``replay_size``, ``discount``, ``
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import torch
@@ -38,6 +38,7 @@ from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.logging import logger
 
 if TYPE_CHECKING:
+    from rlpyt.protocols import Agent, ReplayAgent
     from rlpyt.samplers.collections import BatchSpec, Samples
     from rlpyt.utils.collections import AttrDict
 
@@ -75,13 +76,13 @@ class ReplayAlgoMixin:
     _learn_from_itr = 0
     _refill_replay = False
     _async_optim = False  # set by async_initialize: the optimizer trains a model of its own
-    agent: Any
+    agent: ReplayAgent
     updates_per_sync: int
     updates_per_optimize: int
 
     def async_initialize(
         self,
-        agent: Any,
+        agent: Agent,
         sampler_n_itr: int,
         batch_spec: BatchSpec,
         mid_batch_reset: bool,
@@ -105,7 +106,7 @@ class ReplayAlgoMixin:
         Returns:
             The replay, in shared memory: pass it to the memory-copier processes.
         """
-        self.agent = agent
+        self.agent = cast("ReplayAgent", agent)
         self.n_itr = sampler_n_itr
         self.mid_batch_reset = mid_batch_reset
         self.world_size = world_size

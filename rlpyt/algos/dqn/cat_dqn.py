@@ -20,9 +20,8 @@ from rlpyt.algos.dqn.dqn import DQN
 from rlpyt.utils.tensor import select_at_indexes
 
 if TYPE_CHECKING:
-    from rlpyt.protocols import Agent
+    from rlpyt.agents.dqn.catdqn_agent import CatDqnAgent
     from rlpyt.samplers.collections import BatchSpec
-    from rlpyt.utils.collections import AttrDict
 
 PROB_FLOOR = 1e-6  # probabilities are clamped here before taking logs
 PROJECTION_CHUNK = 1024  # rows projected at once ([rows, n_atoms, n_atoms] weights)
@@ -42,6 +41,8 @@ class CategoricalDQN(DQN):
     The TD errors logged (``tdAbsErr``) and used as priorities are the KL divergences between
     the projected target distribution and the online one.
     """
+
+    agent: CatDqnAgent  # set by initialize
 
     def __init__(  # noqa: PLR0917 (rlpyt's keywords, positional in its order)
         self,
@@ -109,19 +110,10 @@ class CategoricalDQN(DQN):
             eps_start_steps=eps_start_steps,
         )
 
-    def initialize(
-        self,
-        agent: Agent,
-        n_itr: int,
-        batch_spec: BatchSpec,
-        mid_batch_reset: bool,
-        examples: AttrDict,
-        world_size: int = 1,
-        rank: int = 0,
-    ) -> None:
-        """As :meth:`DQN.initialize`, and give the agent the value support."""
-        super().initialize(agent, n_itr, batch_spec, mid_batch_reset, examples, world_size, rank)
-        agent.give_V_min_max(self.V_min, self.V_max)  # type: ignore[attr-defined]
+    def _setup_schedules(self, batch_spec: BatchSpec) -> None:
+        """As :class:`DQN`, and give the agent the value support."""
+        super()._setup_schedules(batch_spec)
+        self.agent.give_V_min_max(self.V_min, self.V_max)
 
     def loss(
         self, samples: Any, target: torch.Tensor | None = None
@@ -168,7 +160,7 @@ class CategoricalDQN(DQN):
         (clipped to ``[V_min, V_max]``) and its probability is split between the two nearest
         atoms of ``z`` in proportion to closeness: ``sum_j p_j * max(0, 1 - |tz_j - z_i| / dz)``.
         """
-        target_ps = self.agent.target(*samples.target_inputs)  # type: ignore[attr-defined]  # [batch, A, P]
+        target_ps = self.agent.target(*samples.target_inputs)  # [batch, A, P]
         n_atoms = target_ps.shape[-1]
         z = torch.linspace(self.V_min, self.V_max, n_atoms, device=device)
         if self.double_dqn:

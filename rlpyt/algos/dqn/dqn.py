@@ -23,22 +23,17 @@ from __future__ import annotations
 
 import inspect
 from collections import namedtuple
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 import torch.nn.functional as F
 
-from rlpyt.algos.base import RlAlgorithm
-from rlpyt.algos.pg.base import make_optimizer
-from rlpyt.algos.replay_mixin import ReplayAlgoMixin
-from rlpyt.utils.checks import check_number
-from rlpyt.utils.logging import logger
+from rlpyt.algos.replay_base import Records, ReplayRlAlgorithm
 from rlpyt.utils.tensor import select_at_indexes
 
 if TYPE_CHECKING:
-    from rlpyt.protocols import Agent
-    from rlpyt.samplers.collections import BatchSpec, Samples
-    from rlpyt.utils.collections import AttrDict
+    from rlpyt.agents.dqn.dqn_agent import DqnAgent
+    from rlpyt.samplers.collections import BatchSpec
 
 OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "tdAbsErr"])
 
@@ -46,7 +41,7 @@ TD_ERROR_STRIDE = 8  # OptInfo keeps every 8th TD error of a minibatch (rlpyt's 
 PRIORITY_EPS = 1e-6  # added to |TD| errors before they become priorities
 
 
-class DQN(ReplayAlgoMixin, RlAlgorithm):
+class DQN(ReplayRlAlgorithm):
     """Deep Q-learning with rlpyt's keywords and defaults.
 
     Args:
@@ -93,8 +88,16 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
             or a ``ReplayBufferCls`` that does not fit ``prioritized_replay``.
     """
 
+    OptInfoCls: ClassVar[Any] = OptInfo
     opt_info_fields = tuple(OptInfo._fields)
-    agent: Agent  # set by initialize
+    delta_clip: float | None
+    eps_steps: int
+    eps_start_steps: int | None
+    double_dqn: bool
+    pri_beta_init: float
+    pri_beta_final: float
+    pri_beta_steps: int
+    agent: DqnAgent  # set by initialize
 
     def __init__(  # noqa: PLR0917 (rlpyt's keywords, positional in its order)
         self,
@@ -125,62 +128,54 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         snapshot_replay: bool = False,
         eps_start_steps: int | None = None,
     ):
-        owner = type(self).__name__
-        self.discount = check_number(owner, "discount", discount, low=0, high=1)
-        self._batch_size = check_number(owner, "batch_size", batch_size, low=1, integer=True)
-        self.min_steps_learn = check_number(
-            owner, "min_steps_learn", min_steps_learn, low=0, integer=True
+        self.store_keywords(
+            discount=discount,
+            batch_size=batch_size,
+            min_steps_learn=min_steps_learn,
+            delta_clip=delta_clip,
+            replay_size=replay_size,
+            replay_ratio=replay_ratio,
+            target_update_tau=target_update_tau,
+            target_update_interval=target_update_interval,
+            n_step_return=n_step_return,
+            learning_rate=learning_rate,
+            OptimCls=OptimCls,
+            optim_kwargs=optim_kwargs,
+            initial_optim_state_dict=initial_optim_state_dict,
+            clip_grad_norm=clip_grad_norm,
+            eps_steps=eps_steps,
+            double_dqn=double_dqn,
+            prioritized_replay=prioritized_replay,
+            pri_alpha=pri_alpha,
+            pri_beta_init=pri_beta_init,
+            pri_beta_final=pri_beta_final,
+            pri_beta_steps=pri_beta_steps,
+            default_priority=default_priority,
+            ReplayBufferCls=ReplayBufferCls,
+            updates_per_sync=updates_per_sync,
+            snapshot_replay=snapshot_replay,
+            eps_start_steps=eps_start_steps,
         )
-        if delta_clip is not None:
-            delta_clip = check_number(owner, "delta_clip", delta_clip, low=0, low_open=True)
-        self.delta_clip = delta_clip
-        self.replay_size = check_number(owner, "replay_size", replay_size, low=1, integer=True)
-        self.replay_ratio = check_number(owner, "replay_ratio", replay_ratio, low=0, low_open=True)
-        self.target_update_tau = check_number(
-            owner, "target_update_tau", target_update_tau, low=0, high=1, low_open=True
-        )
-        self.target_update_interval = check_number(
-            owner, "target_update_interval", target_update_interval, low=1, integer=True
-        )
-        self.n_step_return = check_number(
-            owner, "n_step_return", n_step_return, low=1, integer=True
-        )
-        self.learning_rate = check_number(
-            owner, "learning_rate", learning_rate, low=0, low_open=True
-        )
-        self.OptimCls = OptimCls
-        self.optim_kwargs = dict(optim_kwargs or {})
-        if "eps" not in self.optim_kwargs and "eps" in inspect.signature(OptimCls).parameters:
-            self.optim_kwargs["eps"] = 0.01 / self._batch_size
-        self.initial_optim_state_dict = initial_optim_state_dict
-        self.clip_grad_norm = check_number(
-            owner, "clip_grad_norm", clip_grad_norm, low=0, low_open=True, allow_inf=True
-        )
-        self.eps_steps = check_number(owner, "eps_steps", eps_steps, low=0, integer=True)
-        if eps_start_steps is not None:
-            eps_start_steps = check_number(
-                owner, "eps_start_steps", eps_start_steps, low=0, integer=True
-            )
-        self.eps_start_steps = eps_start_steps
-        self.double_dqn = bool(double_dqn)
-        self.prioritized_replay = bool(prioritized_replay)
-        self.pri_alpha = check_number(owner, "pri_alpha", pri_alpha, low=0)
-        self.pri_beta_init = check_number(owner, "pri_beta_init", pri_beta_init, low=0)
-        self.pri_beta_final = check_number(owner, "pri_beta_final", pri_beta_final, low=0)
-        self.pri_beta_steps = check_number(
-            owner, "pri_beta_steps", pri_beta_steps, low=0, integer=True
-        )
-        if default_priority is None:
-            default_priority = delta_clip if delta_clip is not None else 1.0
-        self.default_priority = check_number(
-            owner, "default_priority", default_priority, low=0, low_open=True
-        )
-        self.ReplayBufferCls = ReplayBufferCls
-        self.updates_per_sync = check_number(
-            owner, "updates_per_sync", updates_per_sync, low=1, integer=True
-        )
-        self.snapshot_replay = bool(snapshot_replay)
+        self._resolve_defaults()
+
+    def _resolve_defaults(self) -> None:
+        """The defaults that depend on other keywords; check ``ReplayBufferCls``.
+
+        ``default_priority`` None: ``delta_clip`` (1 without it); an optimizer that takes
+        ``eps`` gets :attr:`default_optim_eps` unless ``optim_kwargs`` sets it.
+        """
+        if self.default_priority is None:
+            self.default_priority = self.delta_clip if self.delta_clip is not None else 1.0
+        if "eps" not in self.optim_kwargs and "eps" in inspect.signature(self.OptimCls).parameters:
+            self.optim_kwargs["eps"] = self.default_optim_eps
         self._check_replay_class()
+        # One targets pass per draw, unless double DQN (its online argmax moves every update).
+        self.shares_targets = not self.double_dqn
+
+    @property
+    def default_optim_eps(self) -> float:
+        """Adam's ``eps`` unless ``optim_kwargs`` sets it: ``0.01 / batch_size`` (rlpyt's)."""
+        return 0.01 / self._batch_size
 
     def _check_replay_class(self) -> None:
         cls = self.ReplayBufferCls
@@ -203,45 +198,10 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
 
     # ---- set-up ---------------------------------------------------------------------------
 
-    def initialize(
-        self,
-        agent: Agent,
-        n_itr: int,
-        batch_spec: BatchSpec,
-        mid_batch_reset: bool,
-        examples: AttrDict,
-        world_size: int = 1,
-        rank: int = 0,
-    ) -> None:
-        """Build the replay buffer and the optimizer; hand the agent its epsilon schedule.
-
-        Args:
-            agent: The initialized agent (a DQN-family agent with ``target`` and
-                ``update_target``).
-            n_itr: Iterations of the run.
-            batch_spec: The sampler's ``BatchSpec(T, B)``; the replay has B columns.
-            mid_batch_reset: False for wait-reset collectors: the steps after a column's
-                first ``done`` in a batch are padding, never replayed.
-            examples: The sampler's example step (observation, action, reward, done,
-                env_info), from which the replay's storage is built.
-            world_size: Data-parallel processes.
-            rank: This process's rank.
-        """
-        self.agent = agent
-        self.n_itr = n_itr
-        self.mid_batch_reset = mid_batch_reset
-        self.world_size = world_size
-        self.rank = rank
-        self._setup_schedules(batch_spec)
-        self.replay_buffer = self.make_replay_buffer(examples, batch_spec)
-        self.optim_initialize(rank)
-
     def _setup_schedules(self, batch_spec: BatchSpec) -> None:
-        """Iteration counts of learning start, epsilon and beta from env-step counts."""
-        self.batch_spec = batch_spec
-        self.sampler_bs = sampler_bs = batch_spec.size
-        self.updates_per_optimize = max(1, round(self.replay_ratio * sampler_bs / self._batch_size))
-        self.min_itr_learn = self.min_steps_learn // sampler_bs
+        """The base's schedules; epsilon's and beta's iterations from env-step counts."""
+        super()._setup_schedules(batch_spec)
+        sampler_bs = batch_spec.size
         # Epsilon falls from eps_itr_min on (rlpyt's: where learning starts); an eps_steps
         # below that start gives a step there.
         if self.eps_start_steps is None:
@@ -249,14 +209,8 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         else:
             eps_itr_min = self.eps_start_steps // sampler_bs
         eps_itr_max = max(1, eps_itr_min, self.eps_steps // sampler_bs)
-        self.agent.set_epsilon_itr_min_max(eps_itr_min, eps_itr_max)  # type: ignore[attr-defined]
+        self.agent.set_epsilon_itr_min_max(eps_itr_min, eps_itr_max)
         self.pri_beta_itr = max(1, self.pri_beta_steps // sampler_bs)
-        logger.log(
-            f"{type(self).__name__}: {self.updates_per_optimize} updates of "
-            f"{self._batch_size} per iteration of {sampler_bs} samples (replay ratio "
-            f"{self.updates_per_optimize * self._batch_size / sampler_bs:g}), learning from "
-            f"iteration {self.min_itr_learn}."
-        )
 
     def optim_initialize(self, rank: int = 0) -> None:
         """Build the optimizer over the online network's parameters.
@@ -266,63 +220,30 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
         """
         self.rank = rank
         self.own_optim_model()
-        self.optimizer = make_optimizer(
-            self.OptimCls, list(self.agent.parameters()), self.learning_rate, self.optim_kwargs
-        )
+        self.optimizer = self.make_optimizer(self.agent.parameters(), self.learning_rate)
         if self.initial_optim_state_dict is not None:
             self.optimizer.load_state_dict(self.initial_optim_state_dict)
         self._params = [p for group in self.optimizer.param_groups for p in group["params"]]
 
     # ---- training -------------------------------------------------------------------------
 
-    def optimize_agent(
-        self, itr: int, samples: Samples | None = None, sampler_itr: int | None = None
-    ) -> OptInfo:
-        """Append the batch to the replay; from ``min_itr_learn`` on, take gradient steps.
+    def updates_in_draw(self, remaining: int) -> int:
+        """Prioritized: 1; uniform: all ``remaining`` up to the next target update."""
+        return 1 if self.prioritized_replay else self.updates_per_draw(remaining, True)
 
-        Args:
-            itr: The runner's iteration.
-            samples: The sampler's ``[T, B]`` batch (None: asynchronous runners, whose
-                memory copiers append).
-            sampler_itr: The sampler's iteration (asynchronous runners; schedules follow it).
-
-        Returns:
-            ``OptInfo(loss, gradNorm, tdAbsErr)`` lists; empty before learning starts.
-        """
-        itr = itr if sampler_itr is None else sampler_itr
-        if samples is not None:
-            self.append_samples(samples)
-        if not self.learning_at(itr):
-            return OptInfo([], [], [])
+    def _before_updates(self, itr: int) -> None:
+        """Prioritized replay: set the importance-weight exponent for this iteration."""
         if self.prioritized_replay:
             self.replay_buffer.set_beta(self.beta_at(itr))
-        steps = []
-        remaining = self.updates_per_optimize
-        while remaining:
-            # Updates until the next target update share one replay draw and, without double
-            # DQN, one target pass: the target network is the same for all of them, and
-            # uniform draws do not depend on the updates (prioritized ones do: one at a time).
-            k = 1 if self.prioritized_replay else self.updates_per_draw(remaining, True)
-            batch = self.draw(self._batch_size * k)
-            targets = None if k == 1 or self.double_dqn else self.targets(batch)
-            for j in range(k):
-                rows = slice(j * self._batch_size, (j + 1) * self._batch_size)
-                minibatch = batch if k == 1 else batch[rows]
-                steps.append(self.update(minibatch, None if targets is None else targets[rows]))
-            remaining -= k
-        return opt_info_from(steps)
 
-    def update(
-        self, samples: Any, target: torch.Tensor | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def update(self, samples: Any, target: torch.Tensor | None, records: Records) -> None:
         """One gradient step on a replayed minibatch (and the target update when due).
 
         Args:
-            samples: The minibatch.
+            samples: The minibatch, on the agent's device.
             target: Its precomputed :meth:`targets` (None: computed here).
-
-        Returns:
-            ``(loss, grad_norm, every 8th td_abs_error)``, tensors (not yet Python floats).
+            records: OptInfo tensors, appended to: ``loss``, ``gradNorm`` and every 8th
+                ``tdAbsErr``.
         """
         loss, td_abs_errors = self.loss(samples, target)
         for param in self._params:
@@ -335,9 +256,10 @@ class DQN(ReplayAlgoMixin, RlAlgorithm):
             # priorities go back to the replay's host sum tree in one copy.
             self.replay_buffer.update_batch_priorities((td_abs_errors + PRIORITY_EPS).cpu())
         self.update_counter += 1
-        if self.update_counter % self.target_update_interval == 0:
-            self.agent.update_target(self.target_update_tau)  # type: ignore[attr-defined]
-        return loss.detach(), grad_norm, td_abs_errors[::TD_ERROR_STRIDE]
+        self.update_target_if_due()
+        records["loss"].append(loss.detach())
+        records["gradNorm"].append(grad_norm)
+        records["tdAbsErr"].append(td_abs_errors[::TD_ERROR_STRIDE])
 
     def loss(
         self, samples: Any, target: torch.Tensor | None = None
@@ -401,15 +323,3 @@ def bootstrap_target(samples: Any, target_value: torch.Tensor) -> torch.Tensor:
     return samples.return_ + torch.where(
         samples.done_n.bool(), torch.zeros_like(bootstrapped), bootstrapped
     )
-
-
-def opt_info_from(steps: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]) -> OptInfo:
-    """OptInfo of Python floats from per-update ``(loss, grad_norm, td_abs_errors)``.
-
-    Converted in one go at the end of the iteration, so updates never wait on a copy.
-    """
-    if not steps:
-        return OptInfo([], [], [])
-    scalars = torch.stack([torch.stack((loss, norm)) for loss, norm, _ in steps]).tolist()
-    errors = torch.cat([td for _, _, td in steps]).tolist()
-    return OptInfo([s[0] for s in scalars], [s[1] for s in scalars], errors)

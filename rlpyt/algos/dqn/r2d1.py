@@ -35,7 +35,6 @@ Kapturowski et al., 2019, "Recurrent Experience Replay in Distributed Reinforcem
 
 from __future__ import annotations
 
-import inspect
 from collections import namedtuple
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +42,7 @@ import numpy as np
 import torch
 
 from rlpyt.algos.dqn.dqn import DQN, PRIORITY_EPS, TD_ERROR_STRIDE
+from rlpyt.algos.replay_base import Records
 from rlpyt.algos.replay_mixin import (
     SamplesToBuffer,
     SamplesToBufferTl,
@@ -59,12 +59,12 @@ from rlpyt.replays.sequence.frame import (
 from rlpyt.replays.sequence.prioritized import PrioritizedSequenceReplayBuffer
 from rlpyt.replays.sequence.uniform import UniformSequenceReplayBuffer
 from rlpyt.utils.buffer import buffer_to
-from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.logging import logger
 from rlpyt.utils.tensor import select_at_indexes, valid_mean
 
 if TYPE_CHECKING:
+    from rlpyt.agents.dqn.r2d1_agent import R2d1AgentBase as R2d1Agent
     from rlpyt.samplers.collections import BatchSpec, Samples
     from rlpyt.utils.collections import AttrDict
 
@@ -173,7 +173,16 @@ class R2D1(DQN):
         ValueError, TypeError: a number out of range (the message names keyword and range).
     """
 
+    OptInfoCls = OptInfo
     opt_info_fields = tuple(OptInfo._fields)
+    batch_T: int
+    batch_B: int
+    warmup_T: int
+    store_rnn_state_interval: int
+    pri_eta: float
+    input_priority_shift: int
+    value_scale_eps: float
+    agent: R2d1Agent  # set by initialize
 
     def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
         self,
@@ -210,16 +219,14 @@ class R2D1(DQN):
         snapshot_replay: bool = False,
         eps_start_steps: int | None = None,
     ):
-        owner = type(self).__name__
-        self.batch_T = check_number(owner, "batch_T", batch_T, low=1, integer=True)
-        self.batch_B = check_number(owner, "batch_B", batch_B, low=1, integer=True)
-        self.warmup_T = check_number(owner, "warmup_T", warmup_T, low=0, integer=True)
-        self.store_rnn_state_interval = check_number(
-            owner, "store_rnn_state_interval", store_rnn_state_interval, low=0, integer=True
+        self.store_keywords(
+            batch_T=batch_T,
+            batch_B=batch_B,
+            warmup_T=warmup_T,
+            store_rnn_state_interval=store_rnn_state_interval,
+            pri_eta=pri_eta,
+            value_scale_eps=value_scale_eps,
         )
-        optim_kwargs = dict({} if optim_kwargs is None else optim_kwargs)
-        if "eps" not in optim_kwargs and "eps" in inspect.signature(OptimCls).parameters:
-            optim_kwargs["eps"] = 1e-3
         super().__init__(
             discount=discount,
             batch_size=(self.batch_T + self.warmup_T) * self.batch_B,
@@ -247,15 +254,15 @@ class R2D1(DQN):
             snapshot_replay=snapshot_replay,
             eps_start_steps=eps_start_steps,
         )
-        self.pri_eta = check_number(owner, "pri_eta", pri_eta, low=0, high=1)
         self.input_priorities = bool(input_priorities) and self.prioritized_replay
         if input_priority_shift is None:
-            interval = max(1, self.store_rnn_state_interval)
-            input_priority_shift = self.warmup_T // interval
-        self.input_priority_shift = check_number(
-            owner, "input_priority_shift", input_priority_shift, low=0, integer=True
-        )
-        self.value_scale_eps = check_number(owner, "value_scale_eps", value_scale_eps, low=0)
+            input_priority_shift = self.warmup_T // max(1, self.store_rnn_state_interval)
+        self.store_keywords(input_priority_shift=input_priority_shift)
+
+    @property
+    def default_optim_eps(self) -> float:
+        """Adam's ``eps`` unless ``optim_kwargs`` sets it: 1e-3 (R2D2's)."""
+        return 1e-3
 
     # ---- value rescaling (rlpyt's method names) ----------------------------------------------
 
@@ -353,46 +360,23 @@ class R2D1(DQN):
 
     # ---- training -------------------------------------------------------------------------
 
-    def optimize_agent(  # type: ignore[override]  # (its own OptInfo, with priority)
-        self, itr: int, samples: Samples | None = None, sampler_itr: int | None = None
-    ) -> OptInfo:
-        """Append the batch; from ``min_itr_learn`` on, ``updates_per_optimize`` updates.
+    @property
+    def rows_per_update(self) -> int:
+        """An update trains on ``batch_B`` replayed sequences."""
+        return self.batch_B
 
-        Args:
-            itr: The runner's iteration.
-            samples: The sampler's ``[T, B]`` batch (None: asynchronous runners, whose
-                memory copiers append).
-            sampler_itr: The sampler's iteration (asynchronous runners; schedules follow it).
+    def updates_in_draw(self, remaining: int) -> int:
+        """One draw per update (a draw of sequences is not split)."""
+        return 1
 
-        Returns:
-            ``OptInfo(loss, gradNorm, tdAbsErr, priority)`` lists; empty before learning.
-        """
-        itr = itr if sampler_itr is None else sampler_itr
-        if samples is not None:
-            self.append_samples(samples)
-        opt_info = OptInfo([], [], [], [])
-        if not self.learning_at(itr):
-            return opt_info
-        if self.prioritized_replay:
-            self.replay_buffer.set_beta(self.beta_at(itr))
-        for _ in range(self.updates_per_optimize):
-            loss, grad_norm, td_abs_errors, priorities = self.update(self.draw(self.batch_B))
-            opt_info.loss.append(loss)
-            opt_info.gradNorm.append(grad_norm)
-            opt_info.tdAbsErr.extend(td_abs_errors)
-            opt_info.priority.extend(priorities)
-        return opt_info
-
-    def update(self, samples: Any, target: torch.Tensor | None = None) -> Any:
+    def update(self, samples: Any, target: torch.Tensor | None, records: Records) -> None:
         """One gradient step on ``batch_B`` replayed sequences (and the target update if due).
 
         Args:
-            samples: The replayed sequences (see :meth:`loss`).
-            target: Unused (DQN's signature; each sequence's targets need its own warm-up).
-
-        Returns:
-            ``(loss, grad_norm, every 8th valid |TD| error, sequence priorities)`` as Python
-            floats and lists.
+            samples: The replayed sequences, on the agent's device (see :meth:`loss`).
+            target: Unused (each sequence's targets need its own warm-up).
+            records: OptInfo tensors, appended to: ``loss``, ``gradNorm``, every 8th valid
+                ``tdAbsErr``, the sequence ``priority``.
         """
         loss, td_abs_errors, valid, priorities = self.loss(samples)
         for param in self._params:
@@ -404,12 +388,13 @@ class R2D1(DQN):
             # + eps (Schaul et al.): a zero priority would never be replayed again.
             self.replay_buffer.update_batch_priorities(priorities.numpy() + PRIORITY_EPS)
         self.update_counter += 1
-        if self.update_counter % self.target_update_interval == 0:
-            self.agent.update_target()  # type: ignore[attr-defined]
-        errors = td_abs_errors[valid > 0][::TD_ERROR_STRIDE]
-        return loss.item(), float(grad_norm), errors.tolist(), priorities.tolist()
+        self.update_target_if_due()
+        records["loss"].append(loss.detach())
+        records["gradNorm"].append(grad_norm)
+        records["tdAbsErr"].append(td_abs_errors[valid > 0][::TD_ERROR_STRIDE])
+        records["priority"].append(priorities)
 
-    def loss(self, samples: Any, target: torch.Tensor | None = None) -> Any:  # type: ignore[override]
+    def loss(self, samples: Any, target: torch.Tensor | None = None) -> Any:
         """Loss of replayed sequences (see the module docstring for the steps).
 
         Args:
@@ -448,7 +433,7 @@ class R2D1(DQN):
         """
         wT, T = self.warmup_T, self.warmup_T + self.batch_T  # noqa: N806
         n = self.n_step_return
-        agent: Any = self.agent
+        agent = self.agent
         observation = samples.all_observation
         prev_action, prev_reward = samples.all_action[:-1], samples.all_reward[:-1]
         online_state, target_state = self.warmed_up_states(samples)
@@ -494,7 +479,7 @@ class R2D1(DQN):
         gradients; sequences with a ``done`` in the warm-up get zero states.
         """
         wT = self.warmup_T  # noqa: N806
-        agent: Any = self.agent
+        agent = self.agent
         init = samples.init_rnn_state
         if wT == 0:
             return init, init

@@ -10,16 +10,16 @@ advantages (``rlpyt.algos.utils``). The losses stay in each algorithm's ``loss()
 
 from __future__ import annotations
 
-import inspect
 from collections import namedtuple
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
 from rlpyt.agents.base import AgentInputs, AgentInputsRnn
-from rlpyt.algos.base import RlAlgorithm, batch_to_device
+from rlpyt.algos.base import RlAlgorithm, batch_to_device, make_optimizer, with_foreach
+from rlpyt.algos.base import opt_info_from as base_opt_info_from
 from rlpyt.algos.utils import (
     Array,
     discount_return,
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from rlpyt.utils.collections import AttrDict
 
 OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "entropy", "perplexity"])
+__all__ = ["LossInputs", "OptInfo", "PolicyGradientAlgo", "make_optimizer", "with_foreach"]
 LossInputs = namedarraytuple(
     "LossInputs", ["agent_inputs", "action", "return_", "advantage", "valid", "old_dist_info"]
 )
@@ -320,54 +321,11 @@ class PolicyGradientAlgo(RlAlgorithm):
 def opt_info_from(steps: Sequence[tuple[torch.Tensor, ...]]) -> OptInfo:
     """OptInfo of Python floats from per-update ``(loss, gradNorm, entropy, perplexity)``.
 
-    The values stay tensors during the updates and are converted here in one go, so the
-    update loop never waits on a device-to-host copy.
+    The values stay tensors during the updates; ``rlpyt.algos.base.opt_info_from`` converts
+    them once per iteration.
     """
-    if not steps:
-        return OptInfo(*([] for _ in OptInfo._fields))
-    n_fields = len(OptInfo._fields)
-    flat = torch.stack([value.reshape(()) for step in steps for value in step])
-    return OptInfo(*flat.reshape(len(steps), n_fields).T.tolist())
-
-
-def make_optimizer(
-    OptimCls: Callable[..., torch.optim.Optimizer],  # noqa: N803
-    params: list[torch.Tensor],
-    learning_rate: float,
-    optim_kwargs: dict,
-) -> torch.optim.Optimizer:
-    """``OptimCls(params, lr=learning_rate, **optim_kwargs)`` with the fastest implementation.
-
-    Unless ``optim_kwargs`` chooses (``foreach`` or ``fused``), asks for torch's fused kernel
-    where the optimizer has one for these parameters (Adam, AdamW, SGD, Adagrad on CPU and
-    CUDA), else for the multi-tensor ("foreach") update. torch picks neither on the CPU by
-    default, and for the small models of RL its per-parameter loop costs more than the maths
-    (a fused Adam step is about a third of a foreach one, a fifth of the loop). The update rule
-    is the same; only floating-point rounding may differ.
-    """
-    chosen = "foreach" in optim_kwargs or "fused" in optim_kwargs
-    accepted = inspect.signature(OptimCls).parameters
-    if not chosen and "fused" in accepted:
-        try:
-            return OptimCls(params, lr=learning_rate, **optim_kwargs, fused=True)
-        except (RuntimeError, ValueError, TypeError):
-            pass  # no fused kernel for these parameters' device or dtype
-    return OptimCls(params, lr=learning_rate, **with_foreach(OptimCls, optim_kwargs))
-
-
-def with_foreach(
-    OptimCls: Callable[..., torch.optim.Optimizer],  # noqa: N803
-    optim_kwargs: dict[str, Any],
-) -> dict[str, Any]:
-    """``optim_kwargs`` plus ``foreach=True`` where the optimizer takes it and nobody chose.
-
-    torch uses its multi-tensor ("foreach") update only on CUDA by default; on the CPU the
-    per-parameter loop costs more than the maths for the small models of RL (about half of an
-    Adam step here). The update is the same.
-    """
-    if "foreach" in optim_kwargs or "foreach" not in inspect.signature(OptimCls).parameters:
-        return optim_kwargs
-    return {**optim_kwargs, "foreach": True}
+    records = {field: [step[i] for step in steps] for i, field in enumerate(OptInfo._fields)}
+    return base_opt_info_from(OptInfo, records)
 
 
 def initial_rnn_state(samples: Samples, device: torch.device | None = None) -> Any:

@@ -19,13 +19,16 @@ Lillicrap et al., 2016, "Continuous control with deep reinforcement learning".
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from rlpyt.algos.dqn.dqn import bootstrap_target
-from rlpyt.algos.qpg.base import QpgAlgo, Records, backward_into
-from rlpyt.utils.checks import check_number
+from rlpyt.algos.qpg.base import QpgAlgo
+from rlpyt.algos.replay_base import Records, agent_inputs, backward_into
+
+if TYPE_CHECKING:
+    from rlpyt.agents.qpg.ddpg_agent import DdpgAgent
 
 OptInfo = namedtuple("OptInfo", ["muLoss", "qLoss", "muGradNorm", "qGradNorm"])
 
@@ -67,6 +70,10 @@ class DDPG(QpgAlgo):
     OptInfoCls = OptInfo
     opt_info_fields = tuple(OptInfo._fields)
     shares_targets = True  # the target networks change only at target updates
+    policy_update_interval: int
+    q_learning_rate: float
+    q_target_clip: float
+    agent: DdpgAgent  # set by initialize
 
     def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
         self,
@@ -91,7 +98,7 @@ class DDPG(QpgAlgo):
         ReplayBufferCls: type | None = None,  # noqa: N803
         snapshot_replay: bool = False,
     ):
-        self._store_common(
+        self.store_keywords(
             discount=discount,
             batch_size=batch_size,
             min_steps_learn=min_steps_learn,
@@ -99,28 +106,19 @@ class DDPG(QpgAlgo):
             replay_ratio=replay_ratio,
             target_update_tau=target_update_tau,
             target_update_interval=target_update_interval,
+            policy_update_interval=policy_update_interval,
+            learning_rate=learning_rate,
+            q_learning_rate=q_learning_rate,
             OptimCls=OptimCls,
             optim_kwargs=optim_kwargs,
             initial_optim_state_dict=initial_optim_state_dict,
             clip_grad_norm=clip_grad_norm,
+            q_target_clip=q_target_clip,
             n_step_return=n_step_return,
             updates_per_sync=updates_per_sync,
             bootstrap_timelimit=bootstrap_timelimit,
             ReplayBufferCls=ReplayBufferCls,
             snapshot_replay=snapshot_replay,
-        )
-        owner = type(self).__name__
-        self.policy_update_interval = check_number(
-            owner, "policy_update_interval", policy_update_interval, low=1, integer=True
-        )
-        self.learning_rate = check_number(
-            owner, "learning_rate", learning_rate, low=0, low_open=True
-        )
-        self.q_learning_rate = check_number(
-            owner, "q_learning_rate", q_learning_rate, low=0, low_open=True
-        )
-        self.q_target_clip = check_number(
-            owner, "q_target_clip", q_target_clip, low=0, low_open=True, allow_inf=True
         )
 
     @property
@@ -132,8 +130,8 @@ class DDPG(QpgAlgo):
         """Build mu's and Q's optimizers; load ``initial_optim_state_dict``."""
         self.rank = rank
         self.own_optim_model()  # asynchronous runs: a policy apart from the shared one
-        self._mu_params = list(self.agent.mu_parameters())  # type: ignore[attr-defined]
-        self._q_params = list(self.agent.q_parameters())  # type: ignore[attr-defined]
+        self._mu_params = list(self.agent.mu_parameters())
+        self._q_params = list(self.agent.q_parameters())
         self.mu_optimizer = self.make_optimizer(self._mu_params, self.mu_learning_rate_used)
         self.q_optimizer = self.make_optimizer(self._q_params, self.q_learning_rate)
         if self.initial_optim_state_dict is not None:
@@ -159,18 +157,17 @@ class DDPG(QpgAlgo):
             backward_into(mu_loss, self._mu_params)
             records["muGradNorm"].append(self.step_optimizer(self.mu_optimizer, self._mu_params))
             records["muLoss"].append(mu_loss.detach())
-        if self.update_counter % self.target_update_interval == 0:
-            self.agent.update_target(self.target_update_tau)  # type: ignore[attr-defined]
+        self.update_target_if_due()
 
     def q_loss(self, samples: Any, target: torch.Tensor | None = None) -> torch.Tensor:
         """``mean(0.5 * (y - Q(s, a))^2)`` over the minibatch."""
         y = self.targets(samples) if target is None else target
-        q = self.agent.q(*samples.agent_inputs, samples.action)  # type: ignore[attr-defined]
+        q = self.agent.q(*agent_inputs(samples), samples.action)
         return 0.5 * (y - q).pow(2).mean()
 
     def mu_loss(self, samples: Any) -> torch.Tensor:
         """``-mean(Q(s, mu(s)))``: ascend the Q-function along the policy's action."""
-        return -self.agent.q_at_mu(*samples.agent_inputs).mean()  # type: ignore[attr-defined]
+        return -self.agent.q_at_mu(*agent_inputs(samples)).mean()
 
     @torch.no_grad()
     def targets(self, samples: Any) -> torch.Tensor:
@@ -180,7 +177,7 @@ class DDPG(QpgAlgo):
 
     def target_value(self, target_inputs: Any) -> torch.Tensor:
         """``V'(s')`` from the target networks: ``Q'(s', mu'(s'))``."""
-        return self.agent.target_q_at_mu(*target_inputs)  # type: ignore[attr-defined]
+        return self.agent.target_q_at_mu(*target_inputs)
 
     # ---- snapshots ------------------------------------------------------------------------
 

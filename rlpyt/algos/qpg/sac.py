@@ -24,13 +24,17 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 
 from rlpyt.algos.dqn.dqn import bootstrap_target
-from rlpyt.algos.qpg.base import QpgAlgo, Records, backward_into
+from rlpyt.algos.qpg.base import QpgAlgo
+from rlpyt.algos.replay_base import Inputs, Records, agent_inputs, backward_into
 from rlpyt.utils.checks import check_number
+
+if TYPE_CHECKING:
+    from rlpyt.agents.qpg.sac_agent import SacAgent
 
 OptInfo = namedtuple(
     "OptInfo",
@@ -54,10 +58,8 @@ VALUE_STRIDE = 10  # OptInfo keeps every 10th row's Q values and policy outputs 
 LOG_2PI = math.log(2 * math.pi)
 
 
-def check_sac_keywords(
-    owner: str, action_prior: str, reward_scale: float, reparameterize: bool
-) -> float:
-    """Check the keywords SAC and SAC_V share; return ``reward_scale``.
+def check_sac_keywords(owner: str, action_prior: str, reparameterize: bool) -> None:
+    """Check the non-numeric keywords SAC and SAC_V share.
 
     Raises:
         ValueError: an unknown ``action_prior``, or ``reparameterize=False``.
@@ -73,7 +75,6 @@ def check_sac_keywords(
             "gradients through the sampled action (rlpyt's SAC supported only "
             "reparameterize=True in practice). Pass reparameterize=True."
         )
-    return check_number(owner, "reward_scale", reward_scale)
 
 
 def prior_log_prob(action_prior: str, action: torch.Tensor) -> torch.Tensor | float:
@@ -88,6 +89,51 @@ def scaled_target(samples: Any, reward_scale: float, target_value: torch.Tensor)
     if reward_scale != 1:
         samples = samples._replace(return_=reward_scale * samples.return_)
     return bootstrap_target(samples, target_value)
+
+
+def build_pi_q_optimizers(algo: Any) -> None:
+    """pi's, Q1's and Q2's parameter lists and optimizers at ``learning_rate`` (SAC, SAC_V)."""
+    agent = algo.agent
+    algo._pi_params = list(agent.pi_parameters())
+    algo._q1_params = list(agent.q1_parameters())
+    algo._q2_params = list(agent.q2_parameters())
+    algo._q_params = algo._q1_params + algo._q2_params
+    algo.pi_optimizer = algo.make_optimizer(algo._pi_params, algo.learning_rate)
+    algo.q1_optimizer = algo.make_optimizer(algo._q1_params, algo.learning_rate)
+    algo.q2_optimizer = algo.make_optimizer(algo._q2_params, algo.learning_rate)
+
+
+def step_pi_q_and_record(
+    algo: Any, losses: tuple[torch.Tensor, ...], values: tuple[torch.Tensor, ...], records: Records
+) -> None:
+    """Step pi, Q1, Q2 (rlpyt's order; gradients already in) and record their OptInfo.
+
+    Args:
+        algo: SAC or SAC_V, its optimizers built by :func:`build_pi_q_optimizers`.
+        losses: ``(q1_loss, q2_loss, pi_loss)``.
+        values: ``(q1, q2, pi_mean, pi_log_std)`` detached, ``[batch]`` and ``[batch, A]``.
+        records: OptInfo tensors, appended to.
+    """
+    pi_grad_norm = algo.step_optimizer(algo.pi_optimizer, algo._pi_params)
+    q1_grad_norm = algo.step_optimizer(algo.q1_optimizer, algo._q1_params)
+    q2_grad_norm = algo.step_optimizer(algo.q2_optimizer, algo._q2_params)
+    q1_loss, q2_loss, pi_loss = losses
+    q1, q2, pi_mean, pi_log_std = values
+    record = dict(
+        q1Loss=q1_loss.detach(),
+        q2Loss=q2_loss.detach(),
+        piLoss=pi_loss.detach(),
+        q1GradNorm=q1_grad_norm,
+        q2GradNorm=q2_grad_norm,
+        piGradNorm=pi_grad_norm,
+        q1=q1[::VALUE_STRIDE],
+        q2=q2[::VALUE_STRIDE],
+        piMu=pi_mean[::VALUE_STRIDE],
+        piLogStd=pi_log_std[::VALUE_STRIDE],
+        qMeanDiff=(q1 - q2).abs().mean(),
+    )
+    for field, value in record.items():
+        records[field].append(value)
 
 
 class SAC(QpgAlgo):
@@ -131,6 +177,18 @@ class SAC(QpgAlgo):
 
     OptInfoCls = OptInfo
     opt_info_fields = tuple(OptInfo._fields)
+    action_prior: str
+    reward_scale: float
+    fixed_alpha: float | None
+    # Built by build_pi_q_optimizers:
+    _pi_params: list[torch.Tensor]
+    _q1_params: list[torch.Tensor]
+    _q2_params: list[torch.Tensor]
+    _q_params: list[torch.Tensor]
+    pi_optimizer: torch.optim.Optimizer
+    q1_optimizer: torch.optim.Optimizer
+    q2_optimizer: torch.optim.Optimizer
+    agent: SacAgent  # set by initialize
 
     def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
         self,
@@ -157,7 +215,8 @@ class SAC(QpgAlgo):
         ReplayBufferCls: type | None = None,  # noqa: N803
         snapshot_replay: bool = False,
     ):
-        self._store_common(
+        check_sac_keywords("SAC", action_prior, reparameterize)
+        self.store_keywords(
             discount=discount,
             batch_size=batch_size,
             min_steps_learn=min_steps_learn,
@@ -165,9 +224,14 @@ class SAC(QpgAlgo):
             replay_ratio=replay_ratio,
             target_update_tau=target_update_tau,
             target_update_interval=target_update_interval,
+            learning_rate=learning_rate,
+            fixed_alpha=fixed_alpha,
             OptimCls=OptimCls,
             optim_kwargs=optim_kwargs,
             initial_optim_state_dict=initial_optim_state_dict,
+            action_prior=action_prior,
+            reward_scale=reward_scale,
+            reparameterize=reparameterize,
             clip_grad_norm=clip_grad_norm,
             n_step_return=n_step_return,
             updates_per_sync=updates_per_sync,
@@ -175,15 +239,6 @@ class SAC(QpgAlgo):
             ReplayBufferCls=ReplayBufferCls,
             snapshot_replay=snapshot_replay,
         )
-        self.learning_rate = check_number(
-            "SAC", "learning_rate", learning_rate, low=0, low_open=True
-        )
-        self.reward_scale = check_sac_keywords("SAC", action_prior, reward_scale, reparameterize)
-        self.action_prior = action_prior
-        self.reparameterize = True
-        if fixed_alpha is not None:
-            fixed_alpha = check_number("SAC", "fixed_alpha", fixed_alpha, low=0, low_open=True)
-        self.fixed_alpha = fixed_alpha
         if target_entropy is not None and target_entropy != "auto":
             if isinstance(target_entropy, str):
                 raise ValueError(
@@ -197,14 +252,7 @@ class SAC(QpgAlgo):
         """Build the pi, Q1, Q2 and log-alpha optimizers; set alpha; load initial state."""
         self.rank = rank
         self.own_optim_model()  # asynchronous runs: a policy apart from the shared one
-        agent: Any = self.agent
-        self._pi_params = list(agent.pi_parameters())
-        self._q1_params = list(agent.q1_parameters())
-        self._q2_params = list(agent.q2_parameters())
-        self._q_params = self._q1_params + self._q2_params
-        self.pi_optimizer = self.make_optimizer(self._pi_params, self.learning_rate)
-        self.q1_optimizer = self.make_optimizer(self._q1_params, self.learning_rate)
-        self.q2_optimizer = self.make_optimizer(self._q2_params, self.learning_rate)
+        build_pi_q_optimizers(self)
         start = 0.0 if self.fixed_alpha is None else math.log(self.fixed_alpha)
         # A leaf tensor made on the agent's device (what Parameter would wrap, without a
         # second tensor object standing for it).
@@ -227,7 +275,7 @@ class SAC(QpgAlgo):
 
     def action_size(self) -> int:
         """Action vector length, from the agent's action space."""
-        return int(math.prod(self.agent.env_spaces.action.shape))  # type: ignore[attr-defined]
+        return int(math.prod(self.agent.env_spaces.action.shape))
 
     @property
     def alpha(self) -> float:
@@ -257,29 +305,10 @@ class SAC(QpgAlgo):
         if alpha_loss is not None:
             self.alpha_optimizer.step()
             self._alpha = self._log_alpha.detach().exp()
-        pi_grad_norm = self.step_optimizer(self.pi_optimizer, self._pi_params)
-        q1_grad_norm = self.step_optimizer(self.q1_optimizer, self._q1_params)
-        q2_grad_norm = self.step_optimizer(self.q2_optimizer, self._q2_params)
-        q1, q2, pi_mean, pi_log_std = values
-        record = dict(
-            q1Loss=q1_loss.detach(),
-            q2Loss=q2_loss.detach(),
-            piLoss=pi_loss.detach(),
-            q1GradNorm=q1_grad_norm,
-            q2GradNorm=q2_grad_norm,
-            piGradNorm=pi_grad_norm,
-            q1=q1[::VALUE_STRIDE],
-            q2=q2[::VALUE_STRIDE],
-            piMu=pi_mean[::VALUE_STRIDE],
-            piLogStd=pi_log_std[::VALUE_STRIDE],
-            qMeanDiff=(q1 - q2).abs().mean(),
-            alpha=self._alpha,
-        )
-        for field, value in record.items():
-            records[field].append(value)
+        step_pi_q_and_record(self, (q1_loss, q2_loss, pi_loss), values, records)
+        records["alpha"].append(self._alpha)
         self.update_counter += 1
-        if self.update_counter % self.target_update_interval == 0:
-            self.agent.update_target(self.target_update_tau)  # type: ignore[attr-defined]
+        self.update_target_if_due()
 
     def loss(self, samples: Any) -> tuple[tuple, tuple]:
         """SAC's losses on a minibatch (formulas: module docstring).
@@ -288,19 +317,19 @@ class SAC(QpgAlgo):
             ``((q1_loss, q2_loss, pi_loss, alpha_loss or None), (q1, q2, pi_mean,
             pi_log_std))``, the values detached: ``q1, q2 [batch]``, ``pi_* [batch, A]``.
         """
-        agent: Any = self.agent
-        agent_inputs = samples.agent_inputs
+        agent = self.agent
+        inputs = agent_inputs(samples)
         y = self.targets(samples)
-        q1, q2 = agent.q(*agent_inputs, samples.action)
+        q1, q2 = agent.q(*inputs, samples.action)
         q1_loss = 0.5 * (y - q1).pow(2).mean()
         q2_loss = 0.5 * (y - q2).pow(2).mean()
-        new_action, log_pi, dist_info = agent.pi(*agent_inputs)
-        new_q1, new_q2 = agent.q(*agent_inputs, new_action)
+        new_action, log_pi, dist_info = agent.pi(*inputs)
+        new_q1, new_q2 = agent.q(*inputs, new_action)
         pi_losses = self._alpha * log_pi - torch.min(new_q1, new_q2)
         pi_loss = (pi_losses - prior_log_prob(self.action_prior, new_action)).mean()
         alpha_loss = None
         if self.learn_alpha:
-            entropy_gap = (log_pi.detach() + self._target_entropy).mean()
+            entropy_gap = (log_pi.detach() + cast(float, self._target_entropy)).mean()
             alpha_loss = -(self._log_alpha * entropy_gap).sum()
         values = (q1.detach(), q2.detach(), dist_info.mean.detach(), dist_info.log_std.detach())
         return (q1_loss, q2_loss, pi_loss, alpha_loss), values
@@ -308,8 +337,8 @@ class SAC(QpgAlgo):
     @torch.no_grad()
     def targets(self, samples: Any) -> torch.Tensor:
         """``y``, with ``V' = min(Q1', Q2')(s', a') - alpha * log pi(a'|s')``, ``a' ~ pi(s')``."""
-        agent: Any = self.agent
-        target_inputs = samples.target_inputs
+        agent = self.agent
+        target_inputs: Inputs = samples.target_inputs
         next_action, next_log_pi, _ = agent.pi(*target_inputs)
         target_q1, target_q2 = agent.target_q(*target_inputs, next_action)
         target_value = torch.min(target_q1, target_q2) - self._alpha * next_log_pi

@@ -24,13 +24,23 @@ Learning with a Stochastic Actor".
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
-from rlpyt.algos.qpg.base import QpgAlgo, Records, backward_into
-from rlpyt.algos.qpg.sac import VALUE_STRIDE, check_sac_keywords, prior_log_prob, scaled_target
-from rlpyt.utils.checks import check_number
+from rlpyt.algos.qpg.base import QpgAlgo
+from rlpyt.algos.qpg.sac import (
+    VALUE_STRIDE,
+    build_pi_q_optimizers,
+    check_sac_keywords,
+    prior_log_prob,
+    scaled_target,
+    step_pi_q_and_record,
+)
+from rlpyt.algos.replay_base import Records, agent_inputs, backward_into
+
+if TYPE_CHECKING:
+    from rlpyt.agents.qpg.sac_v_agent import SacAgent
 
 OptInfo = namedtuple(
     "OptInfo",
@@ -69,6 +79,18 @@ class SAC_V(QpgAlgo):  # noqa: N801 (rlpyt's class name)
 
     OptInfoCls = OptInfo
     opt_info_fields = tuple(OptInfo._fields)
+    action_prior: str
+    reward_scale: float
+    policy_output_regularization: float
+    # Built by build_pi_q_optimizers:
+    _pi_params: list[torch.Tensor]
+    _q1_params: list[torch.Tensor]
+    _q2_params: list[torch.Tensor]
+    _q_params: list[torch.Tensor]
+    pi_optimizer: torch.optim.Optimizer
+    q1_optimizer: torch.optim.Optimizer
+    q2_optimizer: torch.optim.Optimizer
+    agent: SacAgent  # set by initialize
 
     def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
         self,
@@ -94,7 +116,8 @@ class SAC_V(QpgAlgo):  # noqa: N801 (rlpyt's class name)
         ReplayBufferCls: type | None = None,  # noqa: N803
         snapshot_replay: bool = False,
     ):
-        self._store_common(
+        check_sac_keywords("SAC_V", action_prior, reparameterize)
+        self.store_keywords(
             discount=discount,
             batch_size=batch_size,
             min_steps_learn=min_steps_learn,
@@ -102,40 +125,29 @@ class SAC_V(QpgAlgo):  # noqa: N801 (rlpyt's class name)
             replay_ratio=replay_ratio,
             target_update_tau=target_update_tau,
             target_update_interval=target_update_interval,
+            learning_rate=learning_rate,
             OptimCls=OptimCls,
             optim_kwargs=optim_kwargs,
             initial_optim_state_dict=initial_optim_state_dict,
+            action_prior=action_prior,
+            reward_scale=reward_scale,
+            reparameterize=reparameterize,
             clip_grad_norm=clip_grad_norm,
+            policy_output_regularization=policy_output_regularization,
             n_step_return=n_step_return,
             updates_per_sync=updates_per_sync,
             bootstrap_timelimit=bootstrap_timelimit,
             ReplayBufferCls=ReplayBufferCls,
             snapshot_replay=snapshot_replay,
         )
-        self.learning_rate = check_number(
-            "SAC_V", "learning_rate", learning_rate, low=0, low_open=True
-        )
-        self.reward_scale = check_sac_keywords("SAC_V", action_prior, reward_scale, reparameterize)
-        self.action_prior = action_prior
-        self.reparameterize = True
-        self.policy_output_regularization = check_number(
-            "SAC_V", "policy_output_regularization", policy_output_regularization, low=0
-        )
 
     def optim_initialize(self, rank: int = 0) -> None:
         """Build the pi, Q1, Q2 and V optimizers; load ``initial_optim_state_dict``."""
         self.rank = rank
         self.own_optim_model()  # asynchronous runs: a policy apart from the shared one
-        agent: Any = self.agent
-        self._pi_params = list(agent.pi_parameters())
-        self._q1_params = list(agent.q1_parameters())
-        self._q2_params = list(agent.q2_parameters())
-        self._v_params = list(agent.v_parameters())
-        self._q_params = self._q1_params + self._q2_params
+        build_pi_q_optimizers(self)
+        self._v_params: list[torch.Tensor] = list(self.agent.v_parameters())
         self._pi_v_params = self._pi_params + self._v_params
-        self.pi_optimizer = self.make_optimizer(self._pi_params, self.learning_rate)
-        self.q1_optimizer = self.make_optimizer(self._q1_params, self.learning_rate)
-        self.q2_optimizer = self.make_optimizer(self._q2_params, self.learning_rate)
         self.v_optimizer = self.make_optimizer(self._v_params, self.learning_rate)
         if self.initial_optim_state_dict is not None:
             self.load_optim_state_dict(self.initial_optim_state_dict)
@@ -156,32 +168,15 @@ class SAC_V(QpgAlgo):  # noqa: N801 (rlpyt's class name)
         # networks (v_target is detached, the policy loss has no V), so one pass serves both.
         backward_into(v_loss + pi_loss, self._pi_v_params)
         backward_into(q1_loss + q2_loss, self._q_params)
-        v_grad_norm = self.step_optimizer(self.v_optimizer, self._v_params)
-        pi_grad_norm = self.step_optimizer(self.pi_optimizer, self._pi_params)
-        q1_grad_norm = self.step_optimizer(self.q1_optimizer, self._q1_params)
-        q2_grad_norm = self.step_optimizer(self.q2_optimizer, self._q2_params)
+        records["vGradNorm"].append(self.step_optimizer(self.v_optimizer, self._v_params))
         q1, q2, v, pi_mean, pi_log_std = values
-        record = dict(
-            q1Loss=q1_loss.detach(),
-            q2Loss=q2_loss.detach(),
-            vLoss=v_loss.detach(),
-            piLoss=pi_loss.detach(),
-            q1GradNorm=q1_grad_norm,
-            q2GradNorm=q2_grad_norm,
-            vGradNorm=v_grad_norm,
-            piGradNorm=pi_grad_norm,
-            q1=q1[::VALUE_STRIDE],
-            q2=q2[::VALUE_STRIDE],
-            v=v[::VALUE_STRIDE],
-            piMu=pi_mean[::VALUE_STRIDE],
-            piLogStd=pi_log_std[::VALUE_STRIDE],
-            qMeanDiff=(q1 - q2).abs().mean(),
+        step_pi_q_and_record(
+            self, (q1_loss, q2_loss, pi_loss), (q1, q2, pi_mean, pi_log_std), records
         )
-        for field, value in record.items():
-            records[field].append(value)
+        records["vLoss"].append(v_loss.detach())
+        records["v"].append(v[::VALUE_STRIDE])
         self.update_counter += 1
-        if self.update_counter % self.target_update_interval == 0:
-            self.agent.update_target(self.target_update_tau)  # type: ignore[attr-defined]
+        self.update_target_if_due()
 
     def loss(self, samples: Any) -> tuple[tuple, tuple]:
         """SAC_V's losses on a minibatch (formulas: module docstring).
@@ -190,15 +185,15 @@ class SAC_V(QpgAlgo):  # noqa: N801 (rlpyt's class name)
             ``((q1_loss, q2_loss, v_loss, pi_loss), (q1, q2, v, pi_mean, pi_log_std))``, the
             values detached.
         """
-        agent: Any = self.agent
-        agent_inputs = samples.agent_inputs
+        agent = self.agent
+        inputs = agent_inputs(samples)
         y = self.targets(samples)
-        q1, q2 = agent.q(*agent_inputs, samples.action)
+        q1, q2 = agent.q(*inputs, samples.action)
         q1_loss = 0.5 * (y - q1).pow(2).mean()
         q2_loss = 0.5 * (y - q2).pow(2).mean()
-        v = agent.v(*agent_inputs)
-        new_action, log_pi, dist_info = agent.pi(*agent_inputs)
-        new_q1, new_q2 = agent.q(*agent_inputs, new_action)
+        v = agent.v(*inputs)
+        new_action, log_pi, dist_info = agent.pi(*inputs)
+        new_q1, new_q2 = agent.q(*inputs, new_action)
         min_q = torch.min(new_q1, new_q2)
         prior = prior_log_prob(self.action_prior, new_action)
         v_target = (min_q - log_pi + prior).detach()
@@ -221,7 +216,7 @@ class SAC_V(QpgAlgo):  # noqa: N801 (rlpyt's class name)
     @torch.no_grad()
     def targets(self, samples: Any) -> torch.Tensor:
         """``y`` with ``V'`` the target V-function at the bootstrap state."""
-        target_value = self.agent.target_v(*samples.target_inputs)  # type: ignore[attr-defined]
+        target_value = self.agent.target_v(*samples.target_inputs)
         return scaled_target(samples, self.reward_scale, target_value)
 
     # ---- snapshots ------------------------------------------------------------------------

@@ -18,12 +18,16 @@ Methods".
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from rlpyt.algos.qpg.ddpg import DDPG
+from rlpyt.algos.replay_base import agent_inputs
 from rlpyt.utils.checks import check_number
+
+if TYPE_CHECKING:
+    from rlpyt.agents.qpg.td3_agent import Td3Agent
 
 MU_LEARNING_RATE = 1e-3  # TD3's default policy learning rate
 
@@ -48,6 +52,9 @@ class TD3(DDPG):
         ValueError: ``learning_rate`` and a non-default ``mu_learning_rate`` that differ, or
             a number out of range.
     """
+
+    agent: Td3Agent  # set by initialize
+    mu_learning_rate: float
 
     def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
         self,
@@ -74,17 +81,18 @@ class TD3(DDPG):
         snapshot_replay: bool = False,
     ):
         mu_rate = _policy_learning_rate(mu_learning_rate, learning_rate)
-        super().__init__(
-            discount=discount,
+        self.store_keywords(
             batch_size=batch_size,
-            min_steps_learn=min_steps_learn,
-            replay_size=replay_size,
             replay_ratio=replay_ratio,
             target_update_tau=target_update_tau,
             target_update_interval=target_update_interval,
             policy_update_interval=policy_update_interval,
-            learning_rate=mu_rate,
+            mu_learning_rate=mu_rate,
             q_learning_rate=q_learning_rate,
+            discount=discount,
+            min_steps_learn=min_steps_learn,
+            replay_size=replay_size,
+            learning_rate=mu_rate,
             OptimCls=OptimCls,
             optim_kwargs=optim_kwargs,
             initial_optim_state_dict=initial_optim_state_dict,
@@ -96,7 +104,6 @@ class TD3(DDPG):
             ReplayBufferCls=ReplayBufferCls,
             snapshot_replay=snapshot_replay,
         )
-        self.mu_learning_rate = mu_rate
 
     @property
     def mu_learning_rate_used(self) -> float:
@@ -106,12 +113,12 @@ class TD3(DDPG):
     def q_loss(self, samples: Any, target: torch.Tensor | None = None) -> torch.Tensor:
         """``mean(0.5 * (y - Q1)^2) + mean(0.5 * (y - Q2)^2)`` on one target ``y``."""
         y = self.targets(samples) if target is None else target
-        q1, q2 = self.agent.q(*samples.agent_inputs, samples.action)  # type: ignore[attr-defined]
+        q1, q2 = self.agent.q(*agent_inputs(samples), samples.action)
         return 0.5 * ((y - q1).pow(2).mean() + (y - q2).pow(2).mean())
 
     def target_value(self, target_inputs: Any) -> torch.Tensor:
         """``min(Q1', Q2')`` at the smoothed target action (noise drawn by the agent)."""
-        target_q1, target_q2 = self.agent.target_q_at_mu(*target_inputs)  # type: ignore[attr-defined]
+        target_q1, target_q2 = self.agent.target_q_at_mu(*target_inputs)
         return torch.min(target_q1, target_q2)
 
 

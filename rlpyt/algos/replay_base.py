@@ -1,0 +1,318 @@
+"""ReplayRlAlgorithm: what every replay-based algorithm shares, written once.
+
+Box: Algorithm (replay families: DQN, CategoricalDQN, R2D1, DDPG, TD3, SAC, SAC_V). The runner
+calls ``initialize`` once after the sampler built the agent (asynchronous runners:
+``async_initialize``, then ``optim_initialize`` in the optimizer process), then
+``optimize_agent(itr, samples)`` every iteration. This base
+
+- checks and stores the constructor keywords (:meth:`store_keywords`, ranges in
+  :data:`KEYWORD_RANGES`: each algorithm's ``__init__`` spells out rlpyt's keywords and hands
+  them here in one call);
+- builds the replay and feeds it (``rlpyt.algos.replay_mixin``);
+- turns env-step counts into iteration schedules (:meth:`_setup_schedules`, with a warning
+  when the replay ratio run differs from the one asked);
+- runs the replay-draw loop of ``optimize_agent``: draws, moved to the agent's device in one
+  call (``draw``), split into minibatches, each handed to the algorithm's ``update``;
+- updates the targets every ``target_update_interval`` updates (:meth:`update_target_if_due`);
+- builds the OptInfo from per-update tensors in one conversion (``opt_info_from``).
+
+An algorithm writes ``optim_initialize`` (its optimizers), ``update`` (one gradient step on a
+minibatch, appending to the OptInfo records), its losses, and where they apply ``targets`` (with
+``shares_targets``), ``updates_in_draw`` and ``_before_updates``. docs/architecture.md ("How to
+write a new algorithm") builds one.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+import torch
+
+from rlpyt.algos.base import RlAlgorithm, make_optimizer, opt_info_from
+from rlpyt.algos.replay_mixin import ReplayAlgoMixin
+from rlpyt.utils.checks import check_number
+from rlpyt.utils.logging import logger
+
+if TYPE_CHECKING:
+    from rlpyt.protocols import ReplayAgent
+    from rlpyt.samplers.collections import BatchSpec, Samples
+    from rlpyt.utils.collections import AttrDict
+
+Records = dict[str, list[torch.Tensor]]
+Inputs = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
+
+_COUNT = dict(low=1, integer=True)
+_STEPS = dict(low=0, integer=True)
+_POSITIVE = dict(low=0, low_open=True)
+_NONNEGATIVE = dict(low=0)
+_FRACTION = dict(low=0, high=1)
+
+KEYWORD_RANGES: dict[str, dict[str, Any] | type] = dict(
+    discount=_FRACTION,
+    batch_size=_COUNT,
+    batch_T=_COUNT,
+    batch_B=_COUNT,
+    warmup_T=_STEPS,
+    store_rnn_state_interval=_STEPS,
+    min_steps_learn=_STEPS,
+    delta_clip=_POSITIVE,
+    replay_size=_COUNT,
+    replay_ratio=_POSITIVE,
+    target_update_tau=dict(low=0, high=1, low_open=True),
+    target_update_interval=_COUNT,
+    policy_update_interval=_COUNT,
+    n_step_return=_COUNT,
+    learning_rate=_POSITIVE,
+    q_learning_rate=_POSITIVE,
+    mu_learning_rate=_POSITIVE,
+    clip_grad_norm=dict(low=0, low_open=True, allow_inf=True),
+    q_target_clip=dict(low=0, low_open=True, allow_inf=True),
+    eps_steps=_STEPS,
+    eps_start_steps=_STEPS,
+    pri_alpha=_NONNEGATIVE,
+    pri_beta_init=_NONNEGATIVE,
+    pri_beta_final=_NONNEGATIVE,
+    pri_beta_steps=_STEPS,
+    pri_eta=_FRACTION,
+    default_priority=_POSITIVE,
+    input_priority_shift=_STEPS,
+    value_scale_eps=_NONNEGATIVE,
+    updates_per_sync=_COUNT,
+    fixed_alpha=_POSITIVE,
+    reward_scale={},
+    policy_output_regularization=_NONNEGATIVE,
+    double_dqn=bool,
+    prioritized_replay=bool,
+    input_priorities=bool,
+    bootstrap_timelimit=bool,
+    snapshot_replay=bool,
+)
+"""Keyword -> ``check_number`` range (or ``bool``: stored as a bool). Keywords not listed
+(classes, dicts, states) are stored as given; ``optim_kwargs`` is copied."""
+
+OPTIONAL = frozenset(
+    ("delta_clip", "eps_start_steps", "default_priority", "input_priority_shift", "fixed_alpha")
+)
+"""Numeric keywords whose None means "not set" (each algorithm says what None does)."""
+
+
+class ReplayRlAlgorithm(ReplayAlgoMixin, RlAlgorithm):
+    """Base of the replay algorithms: keywords, set-up, schedules, the draw loop, OptInfo.
+
+    Class attributes a subclass sets:
+        OptInfoCls: Its OptInfo namedtuple class (``opt_info_fields`` follows it).
+        shares_targets: Whether the bootstrap targets stay fixed between target updates, so
+            that the updates of one draw can share one ``targets`` pass.
+    """
+
+    OptInfoCls: ClassVar[Any]
+    shares_targets: bool = False
+    # Stored by store_keywords (each algorithm has these; the families add their own):
+    min_steps_learn: int
+    replay_ratio: float
+    target_update_tau: float
+    learning_rate: float
+    OptimCls: type[torch.optim.Optimizer]
+    optim_kwargs: dict[str, Any]
+    initial_optim_state_dict: dict[str, Any] | None
+    clip_grad_norm: float
+    agent: ReplayAgent  # set by initialize / async_initialize
+
+    def store_keywords(self, **values: Any) -> None:
+        """Check each keyword against :data:`KEYWORD_RANGES` and store it as an attribute.
+
+        ``batch_size`` is stored as ``_batch_size`` (read through ``batch_size``);
+        ``optim_kwargs`` as a copy (None: ``{}``).
+
+        Raises:
+            TypeError, ValueError: a value out of range; the message names the algorithm,
+                the keyword, the value and the range.
+        """
+        owner = type(self).__name__
+        for name, value in values.items():
+            spec = KEYWORD_RANGES.get(name)
+            if spec is bool:
+                value = bool(value)
+            elif isinstance(spec, dict) and not (value is None and name in OPTIONAL):
+                value = check_number(owner, name, value, **spec)
+            elif name == "optim_kwargs":
+                value = dict(value or {})
+            setattr(self, "_batch_size" if name == "batch_size" else name, value)
+
+    # ---- set-up ---------------------------------------------------------------------------
+
+    def initialize(
+        self,
+        agent: Any,
+        n_itr: int,
+        batch_spec: BatchSpec,
+        mid_batch_reset: bool,
+        examples: AttrDict,
+        world_size: int = 1,
+        rank: int = 0,
+    ) -> None:
+        """Build the replay and the optimizers; hand the agent its schedules.
+
+        Args:
+            agent: The initialized agent (a ``ReplayAgent``: targets, ``update_target``).
+            n_itr: Iterations of the run.
+            batch_spec: The sampler's ``BatchSpec(T, B)``; the replay has B columns.
+            mid_batch_reset: False for wait-reset collectors: the steps after a column's
+                first ``done`` in a batch are padding, never replayed.
+            examples: The sampler's example step (observation, action, reward, done,
+                env_info), from which the replay's storage is built.
+            world_size: Data-parallel processes.
+            rank: This process's rank.
+        """
+        self.agent = agent
+        self.n_itr = n_itr
+        self.mid_batch_reset = mid_batch_reset
+        self.world_size = world_size
+        self.rank = rank
+        self._setup_schedules(batch_spec)
+        self.replay_buffer = self.make_replay_buffer(examples, batch_spec)
+        self.optim_initialize(rank)
+
+    def _setup_schedules(self, batch_spec: BatchSpec) -> None:
+        """Updates per iteration and learning start, in iterations of ``batch_spec.size``.
+
+        ``updates_per_optimize = max(1, round(replay_ratio * T * B / batch_size))``; where
+        that replays a different ratio than ``replay_ratio`` asked, a warning names both.
+        Subclasses add their own schedules (epsilon, beta, exploration).
+        """
+        self.batch_spec = batch_spec
+        self.sampler_bs = sampler_bs = batch_spec.size
+        self.updates_per_optimize = max(1, round(self.replay_ratio * sampler_bs / self._batch_size))
+        self.min_itr_learn = self.min_steps_learn // sampler_bs
+        ratio = self.updates_per_optimize * self._batch_size / sampler_bs
+        logger.log(
+            f"{type(self).__name__}: {self.updates_per_optimize} updates of "
+            f"{self._batch_size} per iteration of {sampler_bs} samples (replay ratio "
+            f"{ratio:g}), learning from iteration {self.min_itr_learn}."
+        )
+        if not math.isclose(ratio, self.replay_ratio, rel_tol=1e-6):
+            warnings.warn(
+                f"{type(self).__name__}: replay_ratio={self.replay_ratio:g} asks for "
+                f"{self.replay_ratio * sampler_bs / self._batch_size:g} updates of "
+                f"{self._batch_size} per iteration of {sampler_bs} samples; whole updates "
+                f"(at least 1) make it replay_ratio={ratio:g}. Choose batch_size, the "
+                "sampler's batch_T * batch_B and replay_ratio so that the updates come out "
+                "whole to run the ratio asked.",
+                stacklevel=3,
+            )
+
+    def make_optimizer(
+        self, params: Iterable[torch.Tensor], learning_rate: float
+    ) -> torch.optim.Optimizer:
+        """``OptimCls`` over ``params`` at ``learning_rate`` with ``optim_kwargs``."""
+        return make_optimizer(self.OptimCls, list(params), learning_rate, self.optim_kwargs)
+
+    # ---- training -------------------------------------------------------------------------
+
+    def optimize_agent(
+        self, itr: int, samples: Samples | None = None, sampler_itr: int | None = None
+    ) -> Any:
+        """Append the batch to the replay; from ``min_itr_learn`` on, take gradient steps.
+
+        Each draw serves ``updates_in_draw`` updates: it is moved to the agent's device once,
+        split into minibatches of ``rows_per_update`` rows, and, with ``shares_targets``, its
+        targets are computed in one pass.
+
+        Args:
+            itr: The runner's iteration.
+            samples: The sampler's ``[T, B]`` batch (None: asynchronous runners, whose
+                memory copiers append).
+            sampler_itr: The sampler's iteration (asynchronous runners; schedules follow it).
+
+        Returns:
+            The algorithm's OptInfo of lists of floats; empty lists before learning starts.
+        """
+        itr = itr if sampler_itr is None else sampler_itr
+        if samples is not None:
+            self.append_samples(samples)
+        records: Records = {field: [] for field in self.OptInfoCls._fields}
+        if not self.learning_at(itr):
+            return opt_info_from(self.OptInfoCls, records)
+        self._before_updates(itr)
+        size, remaining = self.rows_per_update, self.updates_per_optimize
+        while remaining:
+            k = self.updates_in_draw(remaining)
+            batch = self.draw(size * k)
+            targets = self.targets(batch) if self.shares_targets and k > 1 else None
+            for j in range(k):
+                rows = slice(j * size, (j + 1) * size)
+                minibatch = batch if k == 1 else batch[rows]
+                self.update(minibatch, None if targets is None else targets[rows], records)
+            remaining -= k
+        return opt_info_from(self.OptInfoCls, records)
+
+    @property
+    def rows_per_update(self) -> int:
+        """Replay rows one update trains on (``batch_size``; R2D1: ``batch_B`` sequences)."""
+        return self._batch_size
+
+    def updates_in_draw(self, remaining: int) -> int:
+        """Updates one replay draw serves (at least 1).
+
+        Uniform draws serve several (only up to the next target update where they share
+        targets); prioritized ones one (the priorities change with each update).
+        """
+        if self.prioritized_replay:
+            return 1
+        return self.updates_per_draw(remaining, self.shares_targets)
+
+    def _before_updates(self, itr: int) -> None:
+        """Called once per learning iteration before the first draw (DQN: PER beta)."""
+
+    def targets(self, samples: Any) -> torch.Tensor:
+        """Bootstrap targets ``[rows]`` of replayed rows (algorithms with ``shares_targets``)."""
+        raise NotImplementedError
+
+    def update(self, samples: Any, target: torch.Tensor | None, records: Records) -> None:
+        """One gradient step on a minibatch (on the agent's device); appends to ``records``.
+
+        Args:
+            samples: The replayed minibatch.
+            target: Its precomputed :meth:`targets` rows, or None (compute them).
+            records: OptInfo field -> list of tensors, appended to.
+        """
+        raise NotImplementedError
+
+    def update_target_if_due(self) -> None:
+        """Update the targets when ``update_counter`` is a multiple of the interval.
+
+        Call it after counting the update (``update_counter += 1``).
+        """
+        if self.update_counter % self.target_update_interval == 0:
+            self.agent.update_target(self.target_update_tau)
+
+    def step_optimizer(
+        self, optimizer: torch.optim.Optimizer, params: Sequence[torch.Tensor]
+    ) -> torch.Tensor:
+        """Clip the gradients of ``params`` to ``clip_grad_norm``, step; return their norm."""
+        grad_norm = torch.nn.utils.clip_grad_norm_(params, self.clip_grad_norm)
+        optimizer.step()
+        return grad_norm
+
+
+def agent_inputs(samples: Any) -> Inputs:
+    """``(observation, prev_action, prev_reward)`` of a replayed batch, typed.
+
+    Replay batches are namedarraytuples (classes made at run time, ``Any`` to a type
+    checker); this names what their ``agent_inputs`` hold.
+    """
+    return cast(Inputs, samples.agent_inputs)
+
+
+def backward_into(loss: torch.Tensor, params: Sequence[torch.Tensor]) -> None:
+    """Gradients of ``loss`` into ``params`` only (their old gradients dropped).
+
+    ``backward(inputs=...)`` skips the weight gradients of every other network the loss passes
+    through (the Q networks under a policy loss) and still fires data-parallel hooks.
+    """
+    for param in params:
+        param.grad = None
+    loss.backward(inputs=params)
