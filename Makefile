@@ -58,11 +58,17 @@ docs-build: $(DOCS_STAMP)
 	@site=$$(mktemp -d) && NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict \
 		--site-dir "$$site"; status=$$?; rm -rf "$$site"; exit $$status
 
+# The suite runs in TEST_WORKERS pytest-xdist processes (0 runs it in this one). The test files
+# that start several worker processes form one group that runs in a single worker
+# (tests/conftest.py), so they never run beside each other.
+TEST_WORKERS ?= 2
+PYTEST := $(BIN)/python -m pytest tests -n $(TEST_WORKERS) --dist loadgroup
+
 test: setup $(RAY_STAMP) $(MUJOCO_STAMP) $(ENVPOOL_STAMP)
-	$(BIN)/python -m pytest tests
+	$(PYTEST)
 
 test-fast: setup $(MUJOCO_STAMP)
-	$(BIN)/python -m pytest tests -m "not learning"
+	$(PYTEST) -m "not learning"
 
 lint: setup
 	$(BIN)/ruff check .

@@ -7,6 +7,7 @@ EXTRAS = {
     "test": [
         "pytest>=8",
         "pytest-timeout>=2.3",
+        "pytest-xdist>=3.5",  # make test runs the suite in two worker processes
         "tensorboard>=2.14",
         "submitit>=1.5",
         "optuna>=4",

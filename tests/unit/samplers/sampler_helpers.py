@@ -108,9 +108,24 @@ def shm_entries():
     return set(os.listdir(SHM)) if os.path.isdir(SHM) else set()
 
 
+def _inode(name):
+    try:
+        return os.stat(os.path.join(SHM, name)).st_ino
+    except OSError:
+        return None  # gone meanwhile
+
+
 def _mapped_by_others(names):
-    """Which of ``names`` some process outside this process tree has mapped (not ours)."""
+    """Which of ``names`` some process outside this process tree has mapped (not ours).
+
+    Matched by path and by inode: a named semaphore (``sem.mp-*``, alive while its lock is, under
+    spawn and forkserver) is mapped under the temporary name glibc made it with, so the maps of a
+    concurrent test run (another pytest-xdist worker) show ``/dev/shm/sem.XXXXXX (deleted)``
+    with the inode of ``sem.mp-*``, never its name.
+    """
     ours = {os.getpid()} | {p.pid for p in psutil.Process().children(recursive=True)}
+    inodes = {_inode(name): name for name in names}
+    inodes.pop(None, None)
     found = set()
     for proc in psutil.process_iter(["pid"]):
         if proc.pid in ours:
@@ -121,7 +136,14 @@ def _mapped_by_others(names):
         except OSError:
             continue
         found |= {name for name in names if f"{SHM}/{name}" in maps}
+        found |= {inodes[inode] for inode in _shm_inodes(maps) if inode in inodes}
     return found
+
+
+def _shm_inodes(maps):
+    """Inodes of the /dev/shm files in a /proc/<pid>/maps text (its fifth column)."""
+    fields = (line.split(maxsplit=5) for line in maps.splitlines())
+    return {int(f[4]) for f in fields if len(f) == 6 and f[5].startswith(SHM + "/")}
 
 
 def new_shm_entries(before, attempts=4):
