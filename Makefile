@@ -64,7 +64,7 @@ docs-build: $(DOCS_STAMP)
 TEST_WORKERS ?= 2
 PYTEST := $(BIN)/python -m pytest tests -n $(TEST_WORKERS) --dist loadgroup
 
-test: setup $(RAY_STAMP) $(MUJOCO_STAMP) $(ENVPOOL_STAMP)
+test: setup $(RAY_STAMP) $(MUJOCO_STAMP) $(ENVPOOL_STAMP) docs-build
 	$(PYTEST)
 
 test-fast: setup $(MUJOCO_STAMP)

@@ -318,6 +318,21 @@ def test_async_rl_eval_columns(tmp_path):
     assert all(int(r["Diagnostics/TrajsInEval"]) > 0 for r in rows)
 
 
+@pytest.mark.parametrize("RunnerCls", [AsyncRl, AsyncRlEval])
+def test_async_runs_train_whole_batches_and_log_their_last_one(tmp_path, RunnerCls):  # noqa: N803
+    runner = small_runner(RunnerCls, AsyncSerialSampler, DbCpuResetCollector, {}, n_steps=220)
+    with (
+        pytest.warns(UserWarning, match="n_steps=220 .*: training 224 steps"),
+        logger_context(str(tmp_path), 0, "b", {}, override_prefix=True) as run_dir,
+    ):
+        runner.train()
+    rows = read_rows(run_dir)
+    steps = [int(float(r["Diagnostics/CumSteps"])) for r in rows]
+    first = [0] if RunnerCls is AsyncRlEval else []  # the evaluation before training
+    assert steps == [*first, 160, 224]  # 7 batches of 32; a row at the end, not at 320
+    assert int(rows[-1]["Diagnostics/SamplerIteration"]) == 6
+
+
 # -- resume ----------------------------------------------------------------------------------
 
 
