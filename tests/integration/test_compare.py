@@ -4,9 +4,12 @@ The printed IQM, median, mean and optimality gap with their CIs must equal a nai
 (Python loops, the same seed) of final and AUC scores computed by hand from the same files.
 """
 
+import csv
+import importlib.util
 import json
 import re
 import statistics
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,12 +17,26 @@ from click.testing import CliRunner
 
 from rlpyt.cli.main import rlpyt
 from rlpyt.compare import compare_runs
+from rlpyt.experiments.configs.classic.pg.cartpole_ppo import configs
+from rlpyt.utils.launching.variant import update_config
+from rlpyt.utils.logging import logger
+from rlpyt.utils.logging.context import EXPERIMENT_MARKER, logger_context
 
 LEARNING_RATES = (0.0003, 0.001)
 SEEDS = 5
 STEPS = [4096 * (i + 1) for i in range(6)]
 REPS = 400
 GAMMA = 475.0  # CartPole-v1's reward_threshold: the default gamma
+SCRIPTS = Path(__file__).resolve().parents[2] / "experiments" / "scripts"
+
+
+def load_script(relative_path):
+    """Import a script by path (its ``__main__`` block does not run)."""
+    path = SCRIPTS / relative_path
+    spec = importlib.util.spec_from_file_location("compare_demo_" + path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def write_run(run_dir, params, returns):
@@ -50,20 +67,20 @@ def sweep(tmp_path):
     return root, returns
 
 
-def hand_scores(curve):
+def hand_scores(curve, steps=STEPS):
     """Final (last row) and AUC (trapezoids over the non-nan rows / steps covered)."""
-    points = [(x, y) for x, y in zip(STEPS, curve, strict=True) if not np.isnan(y)]
+    points = [(x, y) for x, y in zip(steps, curve, strict=True) if not np.isnan(y)]
     area = sum(
         (y0 + y1) / 2 * (x1 - x0) for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False)
     )
     return points[-1][1], area / (points[-1][0] - points[0][0])
 
 
-def naive_ci(scores, statistic, seed=0):
+def naive_ci(scores, statistic, seed=0, reps=REPS):
     """Loop bootstrap over one task's runs, the same RNG stream as rlpyt.utils.stats."""
     rng = np.random.default_rng(seed)
     values = []
-    for _ in range(REPS):
+    for _ in range(reps):
         indices = rng.integers(0, len(scores), size=(len(scores), 1))
         values.append(statistic([scores[i] for i in indices[:, 0]]))
     low, high = np.percentile(values, [2.5, 97.5])
@@ -84,16 +101,12 @@ NAIVE = {
 }
 
 
-def test_compare_prints_estimates_matching_a_naive_bootstrap(sweep):
-    root, returns = sweep
-    result = CliRunner().invoke(rlpyt, ["compare", str(root), "--reps", str(REPS)])
-    assert result.exit_code == 0, result.output
-    assert "gamma = 475 (CartPole-v1's reward_threshold)" in result.output
-    lines = result.output.splitlines()
+def assert_table_matches_naive_bootstrap(output, scores_by_lr, n_runs, reps=REPS):
+    """Each setting's final and AUC rows print the naive bootstrap of its hand scores."""
+    lines = output.splitlines()
     header = next(line for line in lines if line.startswith("setting"))
     columns = [header.index(name) for name in ("IQM", "median", "mean", "optimality gap")]
-    for lr in LEARNING_RATES:
-        scores = [hand_scores(curve) for curve in returns[lr]]
+    for lr, scores in scores_by_lr.items():
         start = next(
             i for i, line in enumerate(lines) if line.startswith(f"algo.learning_rate={lr}")
         )
@@ -102,10 +115,50 @@ def test_compare_prints_estimates_matching_a_naive_bootstrap(sweep):
             assert re.search(rf"\s{kind}\s", line)
             cells = [line[a:b].strip() for a, b in zip(columns, [*columns[1:], None], strict=False)]
             kind_scores = [pair[offset] for pair in scores]
-            expected = [naive_ci(kind_scores, NAIVE[name]) for name in NAIVE]
+            expected = [naive_ci(kind_scores, NAIVE[name], reps=reps) for name in NAIVE]
             assert cells == expected, (lr, kind)
-        assert lines[start].split()[1] == str(SEEDS)
+        assert lines[start].split()[1] == str(n_runs)
+
+
+def test_compare_prints_estimates_matching_a_naive_bootstrap(sweep):
+    root, returns = sweep
+    result = CliRunner().invoke(rlpyt, ["compare", str(root), "--reps", str(REPS)])
+    assert result.exit_code == 0, result.output
+    assert "gamma = 475 (CartPole-v1's reward_threshold)" in result.output
+    scores = {lr: [hand_scores(curve) for curve in returns[lr]] for lr in LEARNING_RATES}
+    assert_table_matches_naive_bootstrap(result.output, scores, SEEDS)
     assert (root / "profiles_ReturnAverage.png").stat().st_size > 10_000
+
+
+def test_compare_on_the_demo_sweep_matches_a_naive_bootstrap(tmp_path):
+    """The demo sweep (2 learning rates x 2 seeds), shrunk and trained in this process."""
+    launch = load_script("classic/pg/launch/launch_cartpole_ppo_demo.py")
+    train = load_script("classic/pg/train/cartpole_ppo.py")
+    exp_dir = tmp_path / launch.EXPERIMENT_TITLE
+    exp_dir.mkdir()
+    (exp_dir / EXPERIMENT_MARKER).write_text("sweep root\n")  # as run_experiments writes
+    variants, log_dirs = launch.make_sweep(n_steps=768, log_interval_steps=256)
+    logger.reset()
+    for variant, log_dir in zip(variants, log_dirs, strict=True):
+        for run_ID in range(launch.RUNS_PER_SETTING):
+            config = update_config(configs[launch.CONFIG_KEY], variant)
+            config["sampler"].update(batch_B=4)
+            config["algo"].update(epochs=2)
+            with logger_context(str(exp_dir / log_dir), run_ID, "CartPole-v1", config):
+                train.build_runner(config).train()
+    logger.reset()
+    result = CliRunner().invoke(rlpyt, ["compare", str(exp_dir), "--reps", "300"])
+    assert result.exit_code == 0, result.output
+    scores = {}
+    for lr, log_dir in zip(launch.LEARNING_RATES, log_dirs, strict=True):
+        scores[lr] = []
+        for run_ID in range(launch.RUNS_PER_SETTING):
+            with open(exp_dir / log_dir / f"run_{run_ID}" / "progress.csv", newline="") as f:
+                rows = list(csv.DictReader(f))
+            steps = [float(row["Diagnostics/CumSteps"]) for row in rows]
+            returns = [float(row["ReturnAverage"]) for row in rows]
+            scores[lr].append(hand_scores(returns, steps))
+    assert_table_matches_naive_bootstrap(result.output, scores, launch.RUNS_PER_SETTING, reps=300)
 
 
 def test_tasks_are_strata_and_need_equal_runs(sweep, tmp_path):
