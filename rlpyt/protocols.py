@@ -322,16 +322,7 @@ class SharedMemoryAgent(Agent, Protocol):
 
 
 @runtime_checkable
-class TargetAgent(Agent, Protocol):
-    """An agent with target models, which the replay algorithms update (``BaseAgent``'s)."""
-
-    def update_target(self, tau: float = 1) -> None:
-        """Every target <- ``tau * source + (1 - tau) * target`` (1: a copy)."""
-        ...
-
-
-@runtime_checkable
-class QAgent(TargetAgent, Protocol):
+class QAgent(ReplayAgent, Protocol):
     """What DQN, CategoricalDQN and R2D1 use of their agent (``DqnAgent`` and subclasses).
 
     ``agent(*inputs)`` gives the online model's output (``q [..., A]``; C51: ``p [..., A,
@@ -369,7 +360,7 @@ class MinItrLearnAgent(Protocol):
 
 
 @runtime_checkable
-class ActorCriticAgent(TargetAgent, Protocol):
+class ActorCriticAgent(ReplayAgent, Protocol):
     """What every Q-function policy gradient (DDPG, TD3, SAC, SAC_V) uses of its agent.
 
     Of an initialized agent: ``action_max`` is the action bound ``h``, ``env_spaces`` the env's.

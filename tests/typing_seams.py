@@ -11,12 +11,32 @@ from __future__ import annotations
 from rlpyt.agents.dqn.atari.atari_catdqn_agent import AtariCatDqnAgent
 from rlpyt.agents.dqn.atari.atari_dqn_agent import AtariDqnAgent
 from rlpyt.agents.dqn.classic import ClassicCatDqnAgent, ClassicDqnAgent
+from rlpyt.agents.dqn.r2d1_agent import R2d1Agent, R2d1AlternatingAgent
 from rlpyt.agents.pg.atari import AlternatingAtariLstmAgent, AtariFfAgent, AtariLstmAgent
 from rlpyt.agents.pg.classic import ClassicFfAgent, ClassicLstmAgent
 from rlpyt.agents.pg.mujoco import AlternatingMujocoLstmAgent, MujocoFfAgent, MujocoLstmAgent
+from rlpyt.agents.qpg.ddpg_agent import DdpgAgent
+from rlpyt.agents.qpg.sac_agent import SacAgent
+from rlpyt.agents.qpg.sac_v_agent import SacAgent as SacVAgent
+from rlpyt.agents.qpg.td3_agent import Td3Agent
 from rlpyt.algos.pg.a2c import A2C
 from rlpyt.algos.pg.ppo import PPO
-from rlpyt.protocols import Agent, Algorithm, Collector, Runner, Sampler
+from rlpyt.protocols import (
+    ActorCriticAgent,
+    Agent,
+    Algorithm,
+    CategoricalQAgent,
+    Collector,
+    MinItrLearnAgent,
+    MuQAgent,
+    PiQAgent,
+    QAgent,
+    Runner,
+    Sampler,
+    SharedMemoryAgent,
+    SoftQAgent,
+    SoftVAgent,
+)
 from rlpyt.runners.minibatch_rl import MinibatchRl, MinibatchRlEval
 from rlpyt.samplers.agent_collectors import CpuResetCollector, CpuWaitResetCollector
 from rlpyt.samplers.parallel.cpu.sampler import CpuSampler
@@ -45,6 +65,59 @@ def dqn_agents(
 ) -> list[Agent]:
     """Every deep-Q agent is an ``Agent``."""
     return [a, b, c, d]
+
+
+def q_agents(
+    a: AtariDqnAgent,
+    b: AtariCatDqnAgent,
+    c: ClassicDqnAgent,
+    d: ClassicCatDqnAgent,
+    e: R2d1Agent,
+    f: R2d1AlternatingAgent,
+) -> list[QAgent]:
+    """Every DQN-family agent is what DQN, CategoricalDQN and R2D1 use (``QAgent``)."""
+    return [a, b, c, d, e, f]
+
+
+def categorical_q_agents(a: AtariCatDqnAgent, b: ClassicCatDqnAgent) -> list[CategoricalQAgent]:
+    """The C51 agents are what CategoricalDQN uses."""
+    return [a, b]
+
+
+def actor_critic_agents(
+    a: DdpgAgent, b: Td3Agent, c: SacAgent, d: SacVAgent
+) -> list[ActorCriticAgent]:
+    """Every Q-function policy-gradient agent is what ``QpgAlgo`` uses."""
+    return [a, b, c, d]
+
+
+def mu_q_agents(a: DdpgAgent, b: Td3Agent) -> list[MuQAgent]:
+    """DDPG's and TD3's agents are what DDPG and TD3 use."""
+    return [a, b]
+
+
+def pi_q_agents(a: SacAgent, b: SacVAgent) -> tuple[SoftQAgent, SoftVAgent, list[PiQAgent]]:
+    """SAC's agent is what SAC uses, SAC_V's what SAC_V uses."""
+    return a, b, [a, b]
+
+
+def min_itr_learn_agents(a: Td3Agent, b: SacAgent, c: SacVAgent) -> list[MinItrLearnAgent]:
+    """The agents that explore differently before learning starts."""
+    return [a, b, c]
+
+
+def shared_memory_agents(
+    a: AtariDqnAgent,
+    b: ClassicDqnAgent,
+    c: R2d1Agent,
+    d: DdpgAgent,
+    e: Td3Agent,
+    f: SacAgent,
+    g: ClassicFfAgent,
+    h: AtariLstmAgent,
+) -> list[SharedMemoryAgent]:
+    """Every agent is what the asynchronous runner and samplers use (``SharedMemoryAgent``)."""
+    return [a, b, c, d, e, f, g, h]
 
 
 def samplers(

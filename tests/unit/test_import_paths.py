@@ -90,6 +90,16 @@ PATHS = {
         "CpuEvalCollector",
     ],
     "rlpyt.samplers.collections": ["TrajInfo", "TrajInfoFactory", "Samples", "BatchSpec"],
+    # The records moved below the boxes (issue 26); the path above re-exports them.
+    "rlpyt.utils.records": [
+        "Samples",
+        "AgentSamples",
+        "AgentSamplesBsv",
+        "AgentSamplesBsvTv",
+        "EnvSamples",
+        "StepBuffer",
+        "BatchSpec",
+    ],
     "rlpyt.agents.pg.atari": ["AtariFfAgent", "AtariLstmAgent", "AlternatingAtariLstmAgent"],
     "rlpyt.agents.pg.mujoco": ["MujocoFfAgent", "MujocoLstmAgent", "AlternatingMujocoLstmAgent"],
     "rlpyt.agents.pg.base": ["AgentInfo", "AgentInfoRnn"],
@@ -139,6 +149,7 @@ PATHS = {
     "rlpyt.runners.base": ["BaseRunner"],
     "rlpyt.algos.base": ["RlAlgorithm"],
     "rlpyt.agents.pg.categorical": [
+        "check_discrete_action_space",  # moved to rlpyt.agents.base (issue 26)
         "CategoricalPgAgent",
         "RecurrentCategoricalPgAgentBase",
         "RecurrentCategoricalPgAgent",
@@ -182,6 +193,7 @@ PATHS = {
         "RecurrentAgentMixin",
         "AlternatingRecurrentAgentMixin",
         "recorded_rnn_state",
+        "check_discrete_action_space",
     ],
     "rlpyt.experiments.configs.atari.pg.atari_ff_a2c": ["configs"],
     "rlpyt.experiments.configs.atari.pg.atari_ff_ppo": ["configs"],
