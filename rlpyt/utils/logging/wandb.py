@@ -140,6 +140,9 @@ class WandbRun:
     def finish(self, exit_code: int, snapshot_dir: str | None = None) -> None:
         """Closes the run (W&B marks it failed for a non-zero ``exit_code``).
 
+        When no other W&B run is open, W&B's service process is stopped too, so the run
+        leaves no process behind (the next run starts a new one, in about a second).
+
         Args:
             exit_code: 0 for a run that ended normally.
             snapshot_dir: upload the snapshots (``*.pkl``) in this folder first (W&B takes
@@ -148,6 +151,9 @@ class WandbRun:
         if snapshot_dir is not None and glob.glob(os.path.join(snapshot_dir, "*.pkl")):
             self.run.save(os.path.join(snapshot_dir, "*.pkl"), base_path=snapshot_dir, policy="now")
         self.run.finish(exit_code=exit_code)
+        wandb = import_wandb()
+        if wandb.run is None:  # no other W&B run open: stop W&B's service process
+            wandb.teardown()  # (it would outlive the run; stopping it also flushes its files)
 
 
 _open: list[WandbRun] = []  # innermost last

@@ -13,6 +13,7 @@ import os
 import sys
 
 import numpy as np
+import psutil
 import pytest
 
 from rlpyt.utils.logging import logger
@@ -79,6 +80,11 @@ def test_every_row_of_progress_csv_is_in_the_run_with_the_same_values(tmp_path):
     assert run.history[1]["Flag"] == 1 and math.isnan(run.history[1]["LossMax"])
     assert run.step_metrics == {"*": "Diagnostics/CumSteps"}
     assert run.exit_code == 0
+    assert not wandb_processes()  # W&B's service stopped with the run
+
+
+def wandb_processes():
+    return [p for p in psutil.Process().children(recursive=True) if "wandb" in p.name()]
 
 
 def test_config_is_params_json_including_sections_added_later(tmp_path):
@@ -141,6 +147,7 @@ def test_an_exception_finishes_the_run_as_failed_and_detaches_it(tmp_path):
             raise RuntimeError("boom")
     run = read_run_file(run_file(tmp_path / "wandb_dir"), timeout=30)
     assert run.exit_code == 1
+    assert not wandb_processes()
     assert all(not outputs for outputs in logger._state.row_outputs.values())
 
 
