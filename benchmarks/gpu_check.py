@@ -196,7 +196,7 @@ SMALL_EVAL = {"eval_n_envs": 1, "eval_max_steps": 200, "eval_max_trajectories": 
 ATARI_SAMPLER = {"batch_T": 4, "batch_B": 4, "max_decorrelation_steps": 0}
 ATARI_DQN = {
     "runner": {"n_steps": 192, "log_interval_steps": 64},
-    "algo": {"min_steps_learn": 32, "replay_size": 512, "batch_size": 16, "replay_ratio": 8},
+    "algo": {"min_steps_learn": 32, "replay_size": 512, "batch_size": 16},
     "sampler": {**ATARI_SAMPLER, **SMALL_EVAL},
 }
 QPG = {
@@ -274,7 +274,6 @@ TRAIN_CASES = [
             "runner": {"n_steps": 320, "log_interval_steps": 160},
             "algo": {
                 "min_steps_learn": 64,
-                "replay_size": 1024,
                 "batch_B": 4,
                 "batch_T": 8,
                 "warmup_T": 4,
