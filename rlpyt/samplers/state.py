@@ -6,15 +6,23 @@ serial sampler's, and each parallel worker's on the master's request).
 Every sampler saves the same thing per collector (the serial sampler for its one collector, a
 parallel sampler for each worker's): the envs (pickled), the carried agent inputs, the live
 TrajInfos, the wait-reset flags, and, where the collector steps an agent of its own (CPU
-workers), that agent's sampling-noise generator and recurrent state. Envs that cannot be
-pickled (ALE) are left out with the reason; resuming then restarts them and is no longer exact.
+workers), that agent's sampling-noise generator and recurrent state. With an evaluation
+collector, its envs too (their generators decide the next evaluation's episodes; every
+evaluation starts from fresh resets, so nothing else of it carries over), and in a worker
+process the process's global generators (Python's, numpy's, torch's: evaluation actions draw
+from torch's). Envs that cannot be pickled (ALE) are left out with the reason; resuming then
+restarts them and is no longer exact.
 """
 
 from __future__ import annotations
 
 import copy
 import pickle
-from typing import TYPE_CHECKING, cast
+import random
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+import torch
 
 from rlpyt.agents.base import AgentInputs
 from rlpyt.envs.traj_info import TrajInfo
@@ -32,6 +40,8 @@ def collector_state(
     agent_inputs: AgentInputs,
     traj_infos: list[TrajInfo],
     agent: Agent | None = None,
+    eval_collector: Any = None,
+    process_rng: bool = False,
 ) -> dict:
     """A picklable copy of everything the collector carries between batches.
 
@@ -42,20 +52,24 @@ def collector_state(
         traj_infos: The live TrajInfo of each env.
         agent: The agent the collector steps itself (CPU workers), or None when its state is
             saved elsewhere (the serial sampler's and the action server's agent).
+        eval_collector: The evaluation collector beside it (its ``envs`` are saved), or None.
+        process_rng: Also save this process's global generators (worker processes; the
+            runner saves the training process's).
 
     Returns:
-        A dict for :func:`load_collector_state`; ``envs`` is the pickled env list, or absent
-        with ``envs_error`` saying why.
+        A dict for :func:`load_collector_state`; ``envs`` (``eval_envs``) is the pickled env
+        list, or absent with ``envs_error`` (``eval_envs_error``) saying why.
     """
     state: dict = {
         "agent_inputs": copy.deepcopy(agent_inputs),
         "traj_infos": copy.deepcopy(traj_infos),
         "flags": {k: copy.deepcopy(getattr(collector, k)) for k in FLAGS if hasattr(collector, k)},
     }
-    try:
-        state["envs"] = pickle.dumps(collector.envs)
-    except Exception as exc:  # noqa: BLE001 (any pickling failure means the same)
-        state["envs_error"] = f"{type(exc).__name__}: {exc}"
+    _pickle_envs(state, "envs", collector.envs)
+    if eval_collector is not None:
+        _pickle_envs(state, "eval_envs", eval_collector.envs)
+    if process_rng:
+        state["process_rng"] = (random.getstate(), np.random.get_state(), torch.get_rng_state())
     if agent is not None:
         noise = getattr(agent, "distribution", None)
         if isinstance(noise, SamplingNoise):
@@ -71,17 +85,22 @@ def load_collector_state(
     agent_inputs: AgentInputs,
     state: dict,
     agent: Agent | None = None,
+    eval_collector: Any = None,
 ) -> tuple[AgentInputs, list[TrajInfo]]:
     """Restore what :func:`collector_state` saved; returns ``(agent_inputs, traj_infos)``.
 
     The agent inputs are copied into the carried arrays in place (for GPU collectors those are
-    the shared step buffer the action server reads). Without pickled envs the collector keeps
-    its own, freshly started ones.
+    the shared step buffer the action server reads). Without pickled envs the collector (and
+    the evaluation collector) keeps its own, freshly started ones.
     """
-    if "envs" in state:
-        for env in collector.envs:
-            env.close()
-        collector.envs[:] = pickle.loads(state["envs"])  # in place: its owner closes them
+    _unpickle_envs(state, "envs", collector.envs)
+    if eval_collector is not None:
+        _unpickle_envs(state, "eval_envs", eval_collector.envs)
+    if "process_rng" in state:
+        python_state, numpy_state, torch_state = state["process_rng"]
+        random.setstate(python_state)
+        np.random.set_state(numpy_state)
+        torch.set_rng_state(torch_state)
     agent_inputs[:] = state["agent_inputs"]
     for key, value in state["flags"].items():
         getattr(collector, key)[:] = value
@@ -92,3 +111,23 @@ def load_collector_state(
         if "rnn_state" in state:  # saved from a recurrent agent
             cast("RecurrentAgentMixin", agent).sampling_rnn_state = state["rnn_state"]
     return agent_inputs, state["traj_infos"]
+
+
+def _pickle_envs(state: dict, key: str, envs: list) -> None:
+    """``state[key]``: the pickled ``envs``, or ``state[key + "_error"]``: why they are not."""
+    try:
+        state[key] = pickle.dumps(envs)
+    except Exception as exc:  # noqa: BLE001 (any pickling failure means the same)
+        state[key + "_error"] = f"{type(exc).__name__}: {exc}"
+
+
+def _unpickle_envs(state: dict, key: str, envs: list) -> None:
+    """Replace ``envs``' items by the pickled ones of ``state[key]`` (if saved), in place.
+
+    In place: the list's owner (sampler or worker) closes them at its shutdown.
+    """
+    if key not in state:
+        return
+    for env in envs:
+        env.close()
+    envs[:] = pickle.loads(state[key])

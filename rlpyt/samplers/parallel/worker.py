@@ -221,7 +221,9 @@ def _serve_master(
         wait_for_master(w.sync.start, c.ctrl.quit, c.parent_pid)
         itr = c.ctrl.itr.value
         if c.ctrl.state_op.value != NO_STATE_OP:
-            agent_inputs, traj_infos = _transfer_state(c, w, collector, agent_inputs, traj_infos)
+            agent_inputs, traj_infos = _transfer_state(
+                c, w, (collector, eval_collector), agent_inputs, traj_infos
+            )
             continue
         if c.ctrl.do_eval.value:
             per_env = [] if eval_collector is None else eval_collector.collect_per_env(itr)
@@ -235,18 +237,27 @@ def _serve_master(
 def _transfer_state(
     c: AttrDict,
     w: AttrDict,
-    collector: Collector,
+    collectors: tuple[Collector, BaseEvalCollector | None],
     agent_inputs: AgentInputs,
     traj_infos: list[TrajInfo],
 ) -> tuple[AgentInputs, list[TrajInfo]]:
-    """Report this worker's collector state, or load the one the master queued for it."""
+    """Report this worker's collector state, or load the one the master queued for it.
+
+    The state includes the evaluation collector's envs and this process's generators
+    (evaluation actions of CPU workers draw from torch's), so resumed evaluations are exact.
+    """
+    collector, eval_collector = collectors
     if c.ctrl.state_op.value == GET_STATE:
-        state = collector_state(collector, agent_inputs, traj_infos, c.agent)
+        state = collector_state(
+            collector, agent_inputs, traj_infos, c.agent, eval_collector, process_rng=True
+        )
         c.report_queue.put(("state", w.rank, state))
         return agent_inputs, traj_infos
     # The master queued the state before releasing us: it is there, or about to be.
     state = w.state_queue.get(timeout=STATE_SECONDS)
-    agent_inputs, traj_infos = load_collector_state(collector, agent_inputs, state, c.agent)
+    agent_inputs, traj_infos = load_collector_state(
+        collector, agent_inputs, state, c.agent, eval_collector
+    )
     c.report_queue.put(("state_loaded", w.rank, None))
     return agent_inputs, traj_infos
 

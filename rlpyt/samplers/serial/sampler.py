@@ -166,16 +166,22 @@ class SerialSampler(BaseSampler):
         Envs that cannot be pickled are left out with a warning; a resumed run then restarts
         them, and is no longer exact.
         """
-        state = collector_state(self.collector, self.agent_inputs, self.traj_infos, self.agent)
-        if "envs_error" in state:
-            warnings.warn(
-                f"Envs cannot be pickled ({state['envs_error']}); resume will not be exact.",
-                stacklevel=2,
-            )
+        state = collector_state(
+            self.collector, self.agent_inputs, self.traj_infos, self.agent, self._eval_collector()
+        )
+        for error in (state.get("envs_error"), state.get("eval_envs_error")):
+            if error is not None:
+                warnings.warn(
+                    f"Envs cannot be pickled ({error}); resume will not be exact.", stacklevel=2
+                )
         return state
 
     def load_state_dict(self, state: dict) -> None:
         """Restore what :meth:`state_dict` returned (call after ``initialize``)."""
         self.agent_inputs, self.traj_infos = load_collector_state(
-            self.collector, self.agent_inputs, state, self.agent
+            self.collector, self.agent_inputs, state, self.agent, self._eval_collector()
         )
+
+    def _eval_collector(self) -> SerialEvalCollector | None:
+        """The evaluation collector (its envs' state is saved too), or None without one."""
+        return getattr(self, "eval_collector", None) if self.eval_n_envs > 0 else None

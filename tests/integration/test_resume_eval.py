@@ -1,0 +1,97 @@
+"""Exact resume includes evaluation: MinibatchRlEval stopped half way and resumed logs the rows
+of the uninterrupted run, evaluation columns included (the eval envs' generators, and CPU
+workers' own generators, travel in the snapshot).
+"""
+
+import csv
+import os
+
+import pytest
+import torch
+
+from rlpyt.agents.dqn.classic import ClassicDqnAgent
+from rlpyt.agents.pg.classic import ClassicFfAgent
+from rlpyt.algos.dqn.dqn import DQN
+from rlpyt.algos.pg.ppo import PPO
+from rlpyt.envs.gym import make as gym_make
+from rlpyt.runners.minibatch_rl import MinibatchRlEval
+from rlpyt.samplers.parallel.cpu.sampler import CpuSampler
+from rlpyt.samplers.parallel.gpu.sampler import GpuSampler
+from rlpyt.samplers.serial.sampler import SerialSampler
+from rlpyt.utils.logging.context import logger_context
+
+T, B, LOG_STEPS, N_ITR = 16, 4, 128, 6  # 2 iterations per log interval, 3 rows + itr 0's
+EVAL_KEYS = ("Diagnostics/StepsInEval", "Diagnostics/TrajsInEval", "ReturnAverage", "LengthMax")
+TRAIN_KEYS = ("Diagnostics/CumSteps", "Diagnostics/CumUpdates", "lossAverage")
+
+
+class CrashError(Exception):
+    pass
+
+
+class CrashingRlEval(MinibatchRlEval):
+    """Dies at the start of iteration 4 (after the snapshot and evaluation of iteration 3)."""
+
+    def sample_and_optimize(self, itr):
+        if itr == 4:
+            raise CrashError()
+        return super().sample_and_optimize(itr)
+
+
+def make_runner(family, SamplerCls, RunnerCls=MinibatchRlEval):  # noqa: N803
+    parallel = SamplerCls is not SerialSampler
+    affinity = dict(workers_cpus=[0, 0], set_affinity=False) if parallel else None
+    sampler = SamplerCls(
+        EnvCls=gym_make,
+        env_kwargs=dict(id="CartPole-v1"),
+        batch_T=T,
+        batch_B=B,
+        max_decorrelation_steps=10,
+        eval_n_envs=2,
+        eval_max_steps=240,
+    )
+    if family == "dqn":
+        algo = DQN(min_steps_learn=128, batch_size=32, replay_size=1000, snapshot_replay=True)
+        agent = ClassicDqnAgent(eps_eval=0.2)  # evaluation draws random actions too
+    else:
+        algo, agent = PPO(minibatches=2, epochs=2), ClassicFfAgent()
+    n_steps = N_ITR * T * B
+    return RunnerCls(
+        algo, agent, sampler, n_steps, seed=11, affinity=affinity, log_interval_steps=LOG_STEPS
+    )
+
+
+def read_rows(run_dir):
+    with open(os.path.join(run_dir, "progress.csv"), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.parametrize(
+    ("family", "SamplerCls"),
+    [("dqn", SerialSampler), ("ppo", SerialSampler), ("ppo", CpuSampler), ("ppo", GpuSampler)],
+    ids=["dqn-serial", "ppo-serial", "ppo-cpu", "ppo-gpu"],
+)
+def test_resumed_evaluations_equal_the_uninterrupted_ones(tmp_path, family, SamplerCls):  # noqa: N803
+    straight = make_runner(family, SamplerCls)
+    with logger_context(str(tmp_path / "a"), 0, "r", {}, "last", override_prefix=True) as d:
+        straight.train()
+    straight_rows = read_rows(d)
+
+    log_dir = str(tmp_path / "b")
+    with (
+        pytest.raises(CrashError),
+        logger_context(log_dir, 0, "r", {}, "last", override_prefix=True),
+    ):
+        make_runner(family, SamplerCls, CrashingRlEval).train()
+    resumed = make_runner(family, SamplerCls)
+    with logger_context(log_dir, 0, "r", {}, "last", override_prefix=True, resume=True) as d:
+        resumed.train(resume_from=True)
+    resumed_rows = read_rows(d)
+
+    assert len(straight_rows) == len(resumed_rows) == 4
+    assert int(resumed_rows[-1]["Diagnostics/TrajsInEval"]) > 2  # episodes end mid-evaluation
+    for a, b in zip(straight_rows, resumed_rows, strict=True):
+        for key in EVAL_KEYS + TRAIN_KEYS:
+            assert a[key] == b[key], (key, a[key], b[key])
+    for p, q in zip(straight.agent.parameters(), resumed.agent.parameters(), strict=True):
+        assert torch.equal(p, q)
