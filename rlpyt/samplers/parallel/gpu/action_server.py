@@ -20,11 +20,19 @@ collectors, where the env restarts only before the next batch), exactly as the C
 do, so every sampler gives the same samples; then it releases ``act_ready`` a last time, which
 tells the workers it has stopped reading the step buffer (wait-reset workers then reset their
 finished envs, overlapping the training).
+
+Serving runs with :attr:`ActionServer.serve_torch_threads` torch threads (one), whatever the
+runner gave the master for training: while the agent serves, the workers step their envs on the
+cores, and a second intra-op thread only competes with them. On a busy machine it did worse
+than compete: every small forward waited for an OpenMP thread that the OS had not scheduled
+(and whose spin wait took a core meanwhile), and an AlternatingSampler on CartPole fell from
+about 1,400 to 56 env steps/s next to two busy loops on two cores.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from multiprocessing.synchronize import Semaphore
 from typing import TYPE_CHECKING, Protocol, cast
 
@@ -55,8 +63,29 @@ class ServedAgent(Agent, Protocol):
         ...
 
 
+@contextmanager
+def torch_threads(n: int | None) -> Iterator[None]:
+    """Run the block with ``n`` torch intra-op threads (None: as they are), then restore them."""
+    before = torch.get_num_threads()
+    if n is None or n == before:
+        yield
+        return
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 class ActionServer:
-    """Mixin of GpuSampler: serves actions for all envs, for training and for evaluation."""
+    """Mixin of GpuSampler: serves actions for all envs, for training and for evaluation.
+
+    Attributes:
+        serve_torch_threads: Torch intra-op threads while serving (None: the runner's); see
+            the module docstring for why one.
+    """
+
+    serve_torch_threads: int | None = 1
 
     # Provided by the sampler this is mixed into (see GpuSamplerBase, AlternatingSamplerBase).
     agent: Agent  # a ServedAgent (see _served)
@@ -73,6 +102,16 @@ class ActionServer:
     worker_eval_ranks: list[list[int]]
     workers: WorkerGroup | None
     _eval_max_T: Callable[[], int]  # noqa: N815
+
+    def _serve_batch(self, itr: int) -> None:
+        """The sampler's hook: serve one batch (see :meth:`serve_actions`)."""
+        with torch_threads(self.serve_torch_threads):
+            self.serve_actions(itr)
+
+    def _serve_evaluation(self, itr: int) -> None:
+        """The sampler's hook: serve one evaluation (see :meth:`serve_actions_evaluation`)."""
+        with torch_threads(self.serve_torch_threads):
+            self.serve_actions_evaluation(itr)
 
     def serve_actions(self, itr: int) -> None:
         """Run the agent for ``batch_T`` steps while the workers step their envs."""

@@ -85,18 +85,6 @@ class AlternatingSamplerBase(GpuSamplerBase):
 class AlternatingSampler(AlternatingActionServer, AlternatingSamplerBase):
     """Alternating sampler: a group's actions are released as soon as they are computed."""
 
-    def _serve_batch(self, itr: int) -> None:
-        self.serve_actions(itr)
-
-    def _serve_evaluation(self, itr: int) -> None:
-        self.serve_actions_evaluation(itr)
-
 
 class NoOverlapAlternatingSampler(NoOverlapAlternatingActionServer, AlternatingSamplerBase):
     """Alternating sampler whose two groups never step their envs at the same time."""
-
-    def _serve_batch(self, itr: int) -> None:
-        self.serve_actions(itr)
-
-    def _serve_evaluation(self, itr: int) -> None:
-        self.serve_actions_evaluation(itr)

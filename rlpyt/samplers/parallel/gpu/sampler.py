@@ -131,11 +131,6 @@ class GpuSampler(ActionServer, GpuSamplerBase):
     """Parallel sampler with the agent in the master, one batched forward per time step.
 
     Arguments: see ParallelSamplerBase (collectors: GpuResetCollector / GpuWaitResetCollector,
-    GpuEvalCollector).
+    GpuEvalCollector). The action server's ``_serve_batch`` / ``_serve_evaluation`` are the
+    sampler's hooks.
     """
-
-    def _serve_batch(self, itr: int) -> None:
-        self.serve_actions(itr)
-
-    def _serve_evaluation(self, itr: int) -> None:
-        self.serve_actions_evaluation(itr)
