@@ -92,7 +92,10 @@ class Context:
             rc, output = result.returncode, result.stdout + result.stderr
         except subprocess.TimeoutExpired as error:
             rc = -1
-            output = f"{error.stdout or ''}{error.stderr or ''}\nTIMEOUT after {timeout} s"
+            parts = [
+                x.decode() if isinstance(x, bytes) else x for x in (error.stdout, error.stderr)
+            ]
+            output = "".join(p or "" for p in parts) + f"\nTIMEOUT after {timeout} s"
         log = self.out / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', name)}.log"
         log.write_text(" ".join(command) + "\n\n" + output)
         return rc, output, time.perf_counter() - start
@@ -199,8 +202,8 @@ ATARI_DQN = {
     "algo": {"min_steps_learn": 32, "replay_size": 512, "batch_size": 16},
     "sampler": {**ATARI_SAMPLER, **SMALL_EVAL},
 }
-QPG = {
-    "runner": {"n_steps": 160, "log_interval_steps": 80},
+QPG = {  # 8 updates per env step (the Pendulum configs' replay ratio): 64 updates
+    "runner": {"n_steps": 72, "log_interval_steps": 36},
     "algo": {"min_steps_learn": 64, "replay_size": 1000, "batch_size": 32},
     "sampler": SMALL_EVAL,
 }
