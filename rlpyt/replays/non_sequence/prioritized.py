@@ -76,8 +76,16 @@ class PrioritizedReplay:
         self.init_priority_tree()
 
     def init_priority_tree(self) -> None:
-        """Build the sum tree over this replay's ``[T, B]`` rows."""
-        self.priority_tree = self.SumTreeCls(
+        """Build the sum tree (``SumTreeCls``) from :meth:`priority_tree_kwargs`."""
+        self.priority_tree = self.SumTreeCls(**self.priority_tree_kwargs())
+
+    def priority_tree_kwargs(self) -> dict[str, Any]:
+        """The sum tree's keywords.
+
+        One leaf per ``[T, B]`` row (sequence replays: per stored-state row), the rows it must
+        not sample, the default and the input priorities.
+        """
+        return dict(
             T=self.T,
             B=self.B,
             off_backward=self.off_backward,

@@ -228,20 +228,16 @@ class PrioritizedSequenceReplay(PrioritizedReplay):
             n_step_return=n_step_return,
         )
 
-    def init_priority_tree(self) -> None:
-        """Build the sum tree: one leaf per stored-state row and column."""
-        self.priority_tree = self.SumTreeCls(
-            T=self.T,
-            B=self.B,
-            period=self.period,
-            off_backward=self.span_forward,
-            off_forward=self.off_forward,
-            default_value=self.default_priority**self.alpha,
-            enable_input_priorities=self.input_priorities,
-            input_priority_shift=self.input_priority_shift,
-            rng=self.rng,
-            valid=self.valid,
-        )
+    def priority_tree_kwargs(self) -> dict[str, Any]:
+        """The base's tree keywords, with one leaf per stored-state row and column.
+
+        A sequence needs ``span_forward`` rows before the cursor (``off_backward``).
+        """
+        return {
+            **super().priority_tree_kwargs(),
+            "period": self.period,
+            "off_backward": self.span_forward,
+        }
 
 
 class PrioritizedSequenceReplayBuffer(PrioritizedSequenceReplay, SequenceNStepReturnBuffer):
