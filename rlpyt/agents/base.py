@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing as mp
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
@@ -60,6 +60,7 @@ AgentInputsRnn = namedarraytuple(
 AgentStep = namedarraytuple("AgentStep", ["action", "agent_info"])
 
 CPU = torch.device("cpu")
+ModelClass = Callable[..., torch.nn.Module]  # a model class (or any function that builds one)
 
 
 def model_state_dict_of(state_dict: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -74,7 +75,7 @@ def model_state_dict_of(state_dict: Mapping[str, Any]) -> Mapping[str, Any]:
     return strip_ddp_state_dict(state_dict)
 
 
-def model_reads_prev_action(model: Any) -> bool:
+def model_reads_prev_action(model: object) -> bool:
     """Whether discrete-action agents must one-hot code ``prev_action`` for ``model``.
 
     False when the model class declares ``uses_prev_action = False`` (the agent then passes
@@ -88,7 +89,9 @@ def bare(module: torch.nn.Module) -> torch.nn.Module:
     return module.module if isinstance(module, DistributedDataParallel) else module
 
 
-def check_discrete_action_space(action_space: Any, agent_name: str = "Categorical agent") -> None:
+def check_discrete_action_space(
+    action_space: object, agent_name: str = "Categorical agent"
+) -> None:
     """Raise unless the action space is one discrete choice among ``0..n-1``.
 
     That is a gymnasium ``Discrete(n)`` (``start=0``) or a scalar ``IntBox(0, n)``; not a
@@ -245,7 +248,7 @@ class BaseAgent:
         """Model keywords that depend on the env (e.g. ``image_shape``, ``output_size``)."""
         return {}
 
-    def model_specs(self) -> dict[str, tuple[Any, Mapping[str, Any]]]:
+    def model_specs(self) -> dict[str, tuple[ModelClass, Mapping[str, Any]]]:
         """``{name: (ModelCls, model_kwargs)}`` of every model but ``model`` and the targets."""
         return {}
 
@@ -260,14 +263,14 @@ class BaseAgent:
         """
         return {}
 
-    def model_defaults(self, name: str, ModelCls: Any) -> dict[str, Any]:  # noqa: N803
+    def model_defaults(self, name: str, ModelCls: ModelClass) -> dict[str, Any]:  # noqa: N803
         """Keywords of model ``name`` filled in, silently, where the user's leave them out."""
         return {}
 
     def _build(
         self,
         name: str,
-        ModelCls: Any,  # noqa: N803
+        ModelCls: ModelClass,  # noqa: N803
         user_kwargs: Mapping[str, Any],
         keyword: str,
     ) -> torch.nn.Module:

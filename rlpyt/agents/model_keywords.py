@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 
-def same_value(a: Any, b: Any) -> bool:
+def same_value(a: object, b: object) -> bool:
     """Whether two keyword values are equal (lists and tuples compare by their items)."""
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
         return tuple(a) == tuple(b)
@@ -33,7 +33,7 @@ def same_value(a: Any, b: Any) -> bool:
         return False
 
 
-def required_keywords(ModelCls: Any) -> set[str]:  # noqa: N803
+def required_keywords(ModelCls: Callable[..., object]) -> set[str]:  # noqa: N803
     """Names of the keywords ``ModelCls(...)`` must be given (no default); empty if unknown."""
     try:
         parameters = inspect.signature(ModelCls).parameters.values()

@@ -38,12 +38,15 @@ from rlpyt.utils.checks import check_number
 from rlpyt.utils.shared_memory import np_mp_array
 
 if TYPE_CHECKING:
+    from rlpyt.agents.base import BaseAgent as _MixedInto  # what the mixin is combined with
     from rlpyt.envs.base import EnvSpaces
+else:
+    _MixedInto = object
 
 EpsilonValue = float | torch.Tensor  # a scalar, or one value per local env [B]
 
 
-class EpsilonGreedyAgentMixin:
+class EpsilonGreedyAgentMixin(_MixedInto):
     """Sets the epsilon of an ``EpsilonGreedy`` distribution by iteration and mode.
 
     Combine before ``BaseAgent`` (``class DqnAgent(EpsilonGreedyAgentMixin, BaseAgent)``); the
@@ -61,9 +64,6 @@ class EpsilonGreedyAgentMixin:
         eps_eval: Eval-mode epsilon (after iteration 0).
         **kwargs: Keywords of the next class (``BaseAgent``: ``ModelCls``, ...).
     """
-
-    alternating: bool
-    distribution: Any
 
     def __init__(
         self,
@@ -145,7 +145,7 @@ class EpsilonGreedyAgentMixin:
         env_ranks: list[int] | None = None,
     ) -> None:
         """``BaseAgent.initialize``, then the per-env epsilons of ``env_ranks`` (if given)."""
-        super().initialize(  # type: ignore[misc]
+        super().initialize(
             env_spaces, share_memory=share_memory, global_B=global_B, env_ranks=env_ranks
         )
         if env_ranks is not None:
@@ -183,12 +183,12 @@ class EpsilonGreedyAgentMixin:
 
     def sample_mode(self, itr: int) -> None:
         """``BaseAgent.sample_mode``, then the scheduled epsilon for ``itr``."""
-        super().sample_mode(itr)  # type: ignore[misc]
+        super().sample_mode(itr)
         self._set_epsilon(self.sample_epsilon(itr))
 
     def eval_mode(self, itr: int) -> None:
         """``BaseAgent.eval_mode``, then the eval epsilon (1.0 at iteration 0)."""
-        super().eval_mode(itr)  # type: ignore[misc]
+        super().eval_mode(itr)
         self._set_epsilon(self.eval_epsilon(itr))
 
     def _set_epsilon(self, epsilon: EpsilonValue) -> None:

@@ -22,6 +22,7 @@ mixins give the model keywords (``AtariR2d1Agent`` in ``atari/atari_r2d1_agent.p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import torch
@@ -47,6 +48,9 @@ class R2d1AgentBase(DqnAgent):
     """
 
     agent_info_cls: ClassVar[Any] = AgentInfo
+    # From the recurrent-state mixin, which precedes this class in every agent's bases:
+    prev_rnn_state: Any
+    advance_rnn_state: Callable[[Any], None]
 
     def __call__(  # type: ignore[override]
         self,
@@ -91,7 +95,7 @@ class R2d1AgentBase(DqnAgent):
             ``AgentStep(action [B], AgentInfo(q [B, A], prev_rnn_state))`` on the CPU, where
             ``prev_rnn_state`` is the state before this step (``[B, N, H]`` fields).
         """
-        prev_rnn_state = self.prev_rnn_state  # type: ignore[attr-defined]
+        prev_rnn_state = self.prev_rnn_state
         inputs = self._model_inputs((observation, prev_action, prev_reward, prev_rnn_state))
         q, rnn_state = self.model(*inputs)
         q = self._to_cpu(q)
@@ -99,7 +103,7 @@ class R2d1AgentBase(DqnAgent):
         agent_info = AgentInfo(
             q=q, prev_rnn_state=self._to_cpu(recorded_rnn_state(prev_rnn_state, rnn_state))
         )
-        self.advance_rnn_state(rnn_state)  # type: ignore[attr-defined]  # stays on the device
+        self.advance_rnn_state(rnn_state)  # stays on the device
         return AgentStep(action=action, agent_info=agent_info)
 
     def _model_inputs(self, inputs: tuple) -> tuple:

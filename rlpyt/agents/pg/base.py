@@ -84,6 +84,9 @@ class RecurrentPgAgent(BaseAgent):
     """
 
     DistInfoCls: ClassVar[Callable[..., Any]]  # from the distribution mixin
+    # From the recurrent-state mixin, which precedes this class in every agent's bases:
+    prev_rnn_state: Any
+    advance_rnn_state: Callable[[Any], None]
 
     def __call__(
         self,
@@ -109,7 +112,7 @@ class RecurrentPgAgent(BaseAgent):
 
         ``agent_info.prev_rnn_state`` is the state before this step, ``[B, N, H]`` fields.
         """
-        prev_rnn_state = self.prev_rnn_state  # type: ignore[attr-defined]
+        prev_rnn_state = self.prev_rnn_state
         inputs = self._model_inputs((observation, prev_action, prev_reward, prev_rnn_state))
         *dist_params, value, rnn_state = self.model(*inputs)
         dist_info = self.DistInfoCls(*dist_params)
@@ -119,7 +122,7 @@ class RecurrentPgAgent(BaseAgent):
             value=value,
             prev_rnn_state=recorded_rnn_state(prev_rnn_state, rnn_state),
         )
-        self.advance_rnn_state(rnn_state)  # type: ignore[attr-defined]  # stays on the device
+        self.advance_rnn_state(rnn_state)  # stays on the device
         return AgentStep(action=self._to_cpu(action), agent_info=self._to_cpu(agent_info))
 
     @torch.no_grad()
@@ -127,7 +130,7 @@ class RecurrentPgAgent(BaseAgent):
         self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
     ) -> torch.Tensor:
         """State value ``[...]`` on the CPU from the current state, which is not advanced."""
-        prev_rnn_state = self.prev_rnn_state  # type: ignore[attr-defined]
+        prev_rnn_state = self.prev_rnn_state
         inputs = self._model_inputs((observation, prev_action, prev_reward, prev_rnn_state))
         *_dist_params, value, _rnn_state = self.model(*inputs)
         return self._to_cpu(value)

@@ -19,10 +19,13 @@ from rlpyt.agents.recurrent import AlternatingRecurrentAgentMixin, RecurrentAgen
 from rlpyt.distributions.categorical import Categorical, DistInfo
 
 if TYPE_CHECKING:
+    from rlpyt.agents.base import BaseAgent as _MixedInto  # what the mixin is combined with
     from rlpyt.envs.base import EnvSpaces
+else:
+    _MixedInto = object
 
 
-class CategoricalPgMixin:
+class CategoricalPgMixin(_MixedInto):
     """Builds ``Categorical(dim=n)`` and one-hot codes ``prev_action`` on the device."""
 
     DistInfoCls = DistInfo
@@ -42,7 +45,7 @@ class CategoricalPgMixin:
 
     def _model_inputs(self, inputs: tuple) -> tuple:
         # Move first, then one-hot: the integer actions are the smaller tensor to move.
-        observation, prev_action, *rest = self._to_device(inputs)  # type: ignore[attr-defined]
+        observation, prev_action, *rest = self._to_device(inputs)
         if not model_reads_prev_action(getattr(self, "model", None)):
             return (observation, prev_action, *rest)  # the model ignores it: no one-hot
         return (observation, self.distribution.to_onehot(prev_action), *rest)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import numpy as np
 import torch
 
-from rlpyt.agents.base import BaseAgent
+from rlpyt.agents.base import BaseAgent, ModelClass
 from rlpyt.agents.model_keywords import required_keywords
 from rlpyt.spaces.float_box import FloatBox
 from rlpyt.utils.checks import check_number, leaf_space, space_description, space_kind_error
@@ -37,6 +37,7 @@ from rlpyt.utils.shared_memory import np_mp_array
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import EnvSpaces
+    from rlpyt.spaces.gym_wrapper import GymSpaceWrapper
 
 RESCALE_ADVICE = (
     "Wrap the env in gymnasium.wrappers.RescaleAction(env, min_action=-1.0, max_action=1.0) "
@@ -44,7 +45,7 @@ RESCALE_ADVICE = (
 )
 
 
-def check_qpg_action_space(action_space: Any, agent_name: str) -> float:
+def check_qpg_action_space(action_space: FloatBox | GymSpaceWrapper, agent_name: str) -> float:
     """The action bound ``h`` of a 1-D Box action space with bounds ``[-h, h]`` in every dim.
 
     Args:
@@ -148,7 +149,7 @@ class QpgAgent(BaseAgent):
 
     # ---- construction ---------------------------------------------------------------------
 
-    def model_defaults(self, name: str, ModelCls: Any) -> dict[str, Any]:  # noqa: N803
+    def model_defaults(self, name: str, ModelCls: ModelClass) -> dict[str, Any]:  # noqa: N803
         """``hidden_sizes=default_hidden_sizes`` where ``ModelCls`` requires it.
 
         So keywords that leave it out (``model_kwargs=dict(output_max=2.0)``) still build the

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 
-from rlpyt.agents.base import AgentStep
+from rlpyt.agents.base import AgentStep, ModelClass
 from rlpyt.agents.qpg.base import QpgAgent
 from rlpyt.distributions.gaussian import DistInfo, Gaussian
 from rlpyt.models.qpg.mlp import MuMlpModel, QofMuMlpModel
@@ -99,7 +99,7 @@ class DdpgAgent(QpgAgent):
 
     # ---- construction ---------------------------------------------------------------------
 
-    def model_specs(self) -> dict[str, tuple[Any, Mapping[str, Any]]]:
+    def model_specs(self) -> dict[str, tuple[ModelClass, Mapping[str, Any]]]:
         """The Q model: ``{"q_model": (QModelCls, q_model_kwargs)}``."""
         return {"q_model": (self.QModelCls, self.q_model_kwargs)}
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 
-from rlpyt.agents.base import AgentStep
+from rlpyt.agents.base import AgentStep, ModelClass
 from rlpyt.agents.qpg.base import MinItrLearnMixin, QpgAgent
 from rlpyt.distributions.gaussian import DistInfoStd, Gaussian
 from rlpyt.models.qpg.mlp import PiMlpModel, QofMuMlpModel
@@ -110,7 +110,7 @@ class SacAgent(MinItrLearnMixin, QpgAgent):
 
     # ---- construction ---------------------------------------------------------------------
 
-    def model_specs(self) -> dict[str, tuple[Any, Mapping[str, Any]]]:
+    def model_specs(self) -> dict[str, tuple[ModelClass, Mapping[str, Any]]]:
         """Q1 and Q2, both ``(QModelCls, q_model_kwargs)``."""
         spec = (self.QModelCls, self.q_model_kwargs)
         return {"q1_model": spec, "q2_model": spec}
@@ -196,7 +196,9 @@ class SacAgent(MinItrLearnMixin, QpgAgent):
         """
         mean, log_std = self.model(*self._model_inputs((observation, prev_action, prev_reward)))
         dist_info = DistInfoStd(mean=mean, log_std=log_std)
-        action, log_pi = self.pi_distribution.sample_loglikelihood(dist_info)  # type: ignore[union-attr]
+        if self.pi_distribution is None:
+            raise RuntimeError(f"{type(self).__name__}: call initialize() first.")
+        action, log_pi = self.pi_distribution.sample_loglikelihood(dist_info)
         return action, log_pi, dist_info
 
     def pi_parameters(self) -> Iterator[torch.nn.Parameter]:

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import torch
 
+from rlpyt.agents.base import ModelClass
 from rlpyt.agents.qpg.sac_agent import SacAgent as _SacAgent
 from rlpyt.models.qpg.mlp import PiMlpModel, QofMuMlpModel, VMlpModel
 
@@ -71,11 +72,17 @@ class SacAgent(_SacAgent):
             pretrain_std=pretrain_std,
         )
 
-    def model_specs(self) -> dict[str, tuple[Any, Mapping[str, Any]]]:
+    def model_specs(self) -> dict[str, tuple[ModelClass, Mapping[str, Any]]]:
         """Q1, Q2 (``QModelCls``, ``q_model_kwargs``) and V (``VModelCls``, ``v_model_kwargs``)."""
         return dict(super().model_specs(), v_model=(self.VModelCls, self.v_model_kwargs))
 
-    def target_q(self, *args: Any, **kwargs: Any) -> Any:
+    def target_q(
+        self,
+        observation: torch.Tensor,
+        prev_action: torch.Tensor,
+        prev_reward: torch.Tensor,
+        action: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
         """Not available: this agent has no target Qs (SAC_V bootstraps with ``target_v``)."""
         raise AttributeError(
             "sac_v_agent.SacAgent has no target Q models; SAC_V bootstraps with target_v(). "

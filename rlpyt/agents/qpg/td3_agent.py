@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 
+from rlpyt.agents.base import ModelClass
 from rlpyt.agents.qpg.base import MinItrLearnMixin
 from rlpyt.agents.qpg.ddpg_agent import DdpgAgent
 from rlpyt.distributions.gaussian import DistInfo, Gaussian
@@ -76,7 +77,7 @@ class Td3Agent(MinItrLearnMixin, DdpgAgent):
         self.target_distribution: Gaussian | None = None
         super().__init__(**kwargs)
 
-    def model_specs(self) -> dict[str, tuple[Any, Mapping[str, Any]]]:
+    def model_specs(self) -> dict[str, tuple[ModelClass, Mapping[str, Any]]]:
         """Q1 and Q2, both ``(QModelCls, q_model_kwargs)``."""
         spec = (self.QModelCls, self.q_model_kwargs)
         return {"q_model": spec, "q2_model": spec}
@@ -126,7 +127,9 @@ class Td3Agent(MinItrLearnMixin, DdpgAgent):
         """
         inputs = self._model_inputs((observation, prev_action, prev_reward))
         target_mu = self.target_model(*inputs)
-        target_action = self.target_distribution.sample(DistInfo(mean=target_mu))  # type: ignore[union-attr]
+        if self.target_distribution is None:
+            raise RuntimeError(f"{type(self).__name__}: call initialize() first.")
+        target_action = self.target_distribution.sample(DistInfo(mean=target_mu))
         return self.twin_q(("target_q_model", "target_q2_model"), (*inputs, target_action))
 
     def q_parameters(self) -> Iterator[torch.nn.Parameter]:
