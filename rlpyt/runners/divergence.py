@@ -63,9 +63,12 @@ def nonfinite_opt_info(opt_info: tuple | None) -> str | None:
     for field, values in zip(getattr(opt_info, "_fields", ()), opt_info, strict=False):
         if not any(word in field.lower() for word in GUARDED_WORDS):
             continue
-        for value in values if isinstance(values, list | tuple) else [values]:
-            if not math.isfinite(float(value)):
-                return f"OptInfo field {field!r} ({float(value)})"
+        values = [float(v) for v in (values if isinstance(values, list | tuple) else [values])]
+        if math.isfinite(sum(values)):  # one sum: a NaN or an infinity makes it non-finite
+            continue
+        for value in values:  # (or finite values overflowed it)
+            if not math.isfinite(value):
+                return f"OptInfo field {field!r} ({value})"
     return None
 
 

@@ -78,3 +78,8 @@ def test_find_divergence_checks_opt_info_first_then_names_the_parameter():
         agent.model.weight[0, 1] = INF
     assert find_divergence(opt_info(), agent) == "agent parameter 'weight'"
     assert find_divergence(opt_info(loss=[NAN]), agent) == "OptInfo field 'loss' (nan)"
+
+
+def test_finite_opt_info_values_whose_sum_overflows_are_finite():
+    assert nonfinite_opt_info(opt_info(loss=[1e308, 1e308])) is None
+    assert nonfinite_opt_info(opt_info(loss=[1e308, INF, -INF])) == "OptInfo field 'loss' (inf)"
