@@ -145,3 +145,10 @@ def test_docs_extension_splits_grouped_args_entries():
         "    window: Trajectories.\n    x: Two,\n        lines.\n    y: Two,\n        lines.\n\n"
         "Raises:\n    ValueError, TypeError: bad.\n"
     )
+
+
+def test_every_benchmark_script_has_a_section_on_the_benchmarks_page():
+    headings = re.findall(r"^## .*$", (DOCS / "benchmarks.md").read_text(encoding="utf-8"), re.M)
+    scripts = sorted(p.name for p in (ROOT / "benchmarks").glob("[!_]*.py"))
+    missing = [name for name in scripts if not any(f"`{name}`" in h for h in headings)]
+    assert missing == [], "give each benchmark a '## ... (`script.py`)' section in benchmarks.md"
