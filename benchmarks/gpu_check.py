@@ -120,7 +120,8 @@ def make_context(args: argparse.Namespace) -> Context:
     env = dict(os.environ, PYTHONUNBUFFERED="1", MUJOCO_GL="egl")
     paths = [str(REPO)]
     wheels = Path(args.wheels)
-    if wheels.is_dir() and any(wheels.glob("*.whl")):
+    # The dry run uses this machine's environment (the wheels are built for the GPU machine).
+    if not args.dry_run and wheels.is_dir() and any(wheels.glob("*.whl")):
         site = Path(tempfile.mkdtemp(prefix="rlpyt-site-"))
         install_wheels(wheels, site)
         paths.insert(0, str(site))
