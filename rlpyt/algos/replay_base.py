@@ -210,6 +210,32 @@ class ReplayRlAlgorithm(ReplayAlgoMixin, RlAlgorithm):
         """``OptimCls`` over ``params`` at ``learning_rate`` with ``optim_kwargs``."""
         return make_optimizer(self.OptimCls, list(params), learning_rate, self.optim_kwargs)
 
+    # ---- snapshots ------------------------------------------------------------------------
+
+    def state_dict(self) -> dict:
+        """The algorithm's state (optimizers, counters); with ``snapshot_replay``, the replay."""
+        state = super().state_dict()
+        if self.snapshot_replay:
+            state["replay"] = self.replay_buffer.state_dict()
+        return state
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore :meth:`state_dict`'s output.
+
+        Without the replay in it (``snapshot_replay=False``), learning pauses for
+        ``min_steps_learn`` env steps while the empty replay refills.
+        """
+        super().load_state_dict(state)
+        if "replay" in state:
+            self.replay_buffer.load_state_dict(state["replay"])
+        else:
+            self._refill_replay = self.min_itr_learn > 0
+            logger.log(
+                f"{type(self).__name__}: the snapshot holds no replay (snapshot_replay=False); "
+                "the replay starts empty and learning resumes once it holds min_steps_learn "
+                "steps again."
+            )
+
     # ---- training -------------------------------------------------------------------------
 
     def optimize_agent(

@@ -1,17 +1,17 @@
 """Replay plumbing of replay-based algorithms: choose and build the replay, append batches.
 
-Box: Algorithm (replay families). ``DQN`` and ``CategoricalDQN`` mix in
-:class:`ReplayAlgoMixin`: at ``initialize`` it builds the replay from the sampler's example step
-(``make_replay_buffer``), and every ``optimize_agent`` hands it the sampler's ``[T, B]`` batch
-(``append_samples``), marking the padding steps of wait-reset collectors not valid. It also
-puts the replay in snapshots (``snapshot_replay``) and says when learning runs
-(``learning_at``). For the asynchronous runner, ``async_initialize`` builds the ``Async*`` twin
-of the same replay in shared memory and returns it: the runner's memory copiers then call
-``samples_to_buffer`` and the replay's ``append_samples``, and the optimizer process
-``optim_initialize`` and ``optimize_agent(itr, sampler_itr=...)`` (no samples: nothing appended,
-``updates_per_sync`` updates). Subclasses choose the replay class (``replay_buffer_class``)
-and whether time limits are stored (``stores_timeout``); the Q-function policy gradients
-(``rlpyt.algos.qpg``) reuse the rest.
+Box: Algorithm (replay families). ``rlpyt.algos.replay_base.ReplayRlAlgorithm`` (the base of
+DQN, CategoricalDQN, R2D1, DDPG, TD3, SAC and SAC_V) mixes in :class:`ReplayAlgoMixin`: at
+``initialize`` it builds the replay from the sampler's example step (``make_replay_buffer``),
+every ``optimize_agent`` hands it the sampler's ``[T, B]`` batch (``append_samples``), marking
+the padding steps of wait-reset collectors not valid, and ``draw`` returns a replayed batch on
+the agent's device. It also says when learning runs (``learning_at``). For the asynchronous
+runner, ``async_initialize`` builds the ``Async*`` twin of the same replay in shared memory and
+returns it: the runner's memory copiers then call ``samples_to_buffer`` and the replay's
+``append_samples``, and the optimizer process ``optim_initialize`` and ``optimize_agent(itr,
+sampler_itr=...)`` (no samples: nothing appended, ``updates_per_sync`` updates). Subclasses
+choose the replay class (``replay_buffer_class``) and whether time limits are stored
+(``stores_timeout``).
 
 Attributes the mixin reads from the algorithm: ``replay_size``, ``discount``, ``n_step_return``,
 ``prioritized_replay`` (and ``pri_alpha``, ``pri_beta_init``, ``default_priority`` with it),
@@ -268,7 +268,7 @@ class ReplayAlgoMixin:
     @property
     def device(self) -> torch.device:
         """Where the agent's models live (each replay draw is moved there in one call)."""
-        return getattr(self.agent, "device", None) or torch.device("cpu")
+        return self.agent.device
 
     def draw(self, batch_size: int) -> Any:
         """``batch_size`` replayed rows (or sequences), on the agent's device.
@@ -304,30 +304,6 @@ class ReplayAlgoMixin:
             self._learn_from_itr = itr + self.min_itr_learn
             self._refill_replay = False
         return itr >= max(self.min_itr_learn, self._learn_from_itr)
-
-    def state_dict(self) -> dict:
-        """The algorithm's state (optimizers, counters); with ``snapshot_replay``, the replay."""
-        state = super().state_dict()  # type: ignore[misc]
-        if self.snapshot_replay:
-            state["replay"] = self.replay_buffer.state_dict()
-        return state
-
-    def load_state_dict(self, state: dict) -> None:
-        """Restore :meth:`state_dict`'s output.
-
-        Without the replay in it (``snapshot_replay=False``), learning pauses for
-        ``min_steps_learn`` env steps while the empty replay refills.
-        """
-        super().load_state_dict(state)  # type: ignore[misc]
-        if "replay" in state:
-            self.replay_buffer.load_state_dict(state["replay"])
-        else:
-            self._refill_replay = self.min_itr_learn > 0
-            logger.log(
-                f"{type(self).__name__}: the snapshot holds no replay (snapshot_replay=False); "
-                "the replay starts empty and learning resumes once it holds min_steps_learn "
-                "steps again."
-            )
 
     def _check_frame_stacking(self, observation: Any, done: Any) -> None:
         """The automatic frame buffer needs observations that are stacks of frames.

@@ -300,7 +300,7 @@ class DQN(ReplayRlAlgorithm):
 
     def target_value(self, target_inputs: Any) -> torch.Tensor:
         """``Q'(s')``: the target network's max, or its value at the online argmax."""
-        target_qs = self.agent.target(*target_inputs)  # type: ignore[attr-defined]
+        target_qs = self.agent.target(*target_inputs)
         if not self.double_dqn:
             return target_qs.max(dim=-1).values
         next_action = self.agent(*target_inputs).argmax(dim=-1)

@@ -264,10 +264,10 @@ class SAC(QpgAlgo):
             # (as Stable-Baselines3, which acts in [-1, 1] and rescales): the log density of an
             # env-unit action is lower by log h per dim, so the target is too (rlpyt: h = 1).
             size = self.action_size()
-            action_max = float(getattr(self.agent, "action_max", 1.0))
+            action_max = float(getattr(self.agent, "action_max", 1.0))  # agents without h
             self._target_entropy: float | None = -size + size * math.log(action_max)
         else:
-            self._target_entropy = self.target_entropy  # type: ignore[assignment]
+            self._target_entropy = cast(float | None, self.target_entropy)  # not "auto"
         self.learn_alpha = self.fixed_alpha is None and self._target_entropy is not None
         self._pi_alpha_params = self._pi_params + [self._log_alpha]
         if self.initial_optim_state_dict is not None:
