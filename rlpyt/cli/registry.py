@@ -244,7 +244,7 @@ def _make_registry() -> dict[str, AlgoEntry]:
              DefaultConfig("mujoco.qpg.mujoco_sac", "sac_1M_serial")),
         _qpg("sac_v", "rlpyt.algos.qpg.sac_v:SAC_V", "rlpyt.agents.qpg.sac_v_agent:SacAgent",
              "Soft Actor-Critic, first version with a value network (continuous actions)",
-             DefaultConfig("classic.qpg.pendulum_sac", "sac_v"),
+             DefaultConfig("classic.qpg.pendulum_sac_v", "sac_v"),
              DefaultConfig("mujoco.qpg.mujoco_sac_v", "sac_1M_serial")),
     ]  # fmt: skip
     return {entry.name: entry for entry in entries}

@@ -43,8 +43,8 @@ CONFIG_MODULES = {
         "td3_halfcheetah_zoo",
     },
     "classic.qpg.pendulum_sac": {"sac"},
-    "classic.qpg.pendulum_td3": {"td3"},
-    "classic.qpg.pendulum_ddpg": {"ddpg"},
+    "classic.qpg.pendulum_td3": {"td3", "td3_short"},
+    "classic.qpg.pendulum_ddpg": {"ddpg", "ddpg_short"},
 }
 # Train script -> its config module (every key of it: the async_* keys run synchronously).
 TRAIN_SCRIPTS = {

@@ -28,7 +28,7 @@ def _algorithm_classes():
                 inspect.isclass(obj)
                 and issubclass(obj, RlAlgorithm)
                 and obj.__module__ == module.__name__
-                and not name.endswith("Algo")  # family bases: PolicyGradientAlgo, QpgAlgo
+                and not name.endswith(("Algo", "Algorithm"))  # bases: QpgAlgo, ReplayRlAlgorithm
                 and obj is not RlAlgorithm
             ):
                 found.add(f"{module.__name__}:{name}")

@@ -9,11 +9,6 @@ and ``eval_env`` go to ``rlpyt.envs.gym.make``. Pendulum needs no MuJoCo; its ac
 Keys:
     "sac": RL-Baselines3-Zoo's Pendulum-v1 SAC (``hyperparams/sac.yml``) in rlpyt's terms,
         20k steps; evaluation every 1000 steps on 10 episodes.
-    "sac_v": the same for ``SAC_V`` (the first SAC, with a state-value network and a fixed
-        temperature 1 / ``reward_scale``; its agent is ``rlpyt.agents.qpg.sac_v_agent``):
-        "sac" without ``target_entropy``, ``reward_scale=5`` (temperature 0.2, the first SAC
-        paper's), 256-256 MLPs for pi, the Qs and V. The command line's default for
-        ``rlpyt train sac_v`` (MuJoCo envs keep ``mujoco.qpg.mujoco_sac_v``).
 
 How each Zoo / Stable-Baselines3 setting maps (Zoo -> here):
     n_timesteps 2e4 -> ``runner.n_steps``; learning_rate 1e-3 (policy, Q and temperature)
@@ -31,7 +26,6 @@ How each Zoo / Stable-Baselines3 setting maps (Zoo -> here):
     pi / (2 sqrt 3) = 0.91).
 """
 
-import copy
 from typing import Any
 
 configs: dict[str, dict[str, Any]] = dict()
@@ -69,11 +63,3 @@ configs["sac"] = dict(
         eval_max_trajectories=10,
     ),
 )
-
-
-# SAC_V on Pendulum (see the docstring): SAC's settings, a fixed temperature.
-config = copy.deepcopy(configs["sac"])
-del config["algo"]["target_entropy"]
-config["algo"]["reward_scale"] = 5
-config["agent"]["v_model_kwargs"] = dict(hidden_sizes=[256, 256])
-configs["sac_v"] = config
