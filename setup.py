@@ -13,7 +13,7 @@ EXTRAS = {
         "optuna>=4",
         "moviepy>=2",
         "gymnasium[classic-control]>=1.0",
-        "wandb>=0.17",  # the W&B tests run offline and read back the run files
+        "wandb>=0.19.10",  # the W&B tests run offline and read back the run files
     ],
     "dev": ["ruff>=0.6", "mypy>=1.10"],
     "tensorboard": ["tensorboard>=2.14"],
@@ -23,7 +23,8 @@ EXTRAS = {
     "slurm": ["submitit>=1.5"],
     "tune": ["optuna>=4"],  # rlpyt tune
     # logger_context(wandb=...), rlpyt train --wandb: about 75 MB installed (wandb-core inside).
-    "wandb": ["wandb>=0.17"],
+    # 0.19.10 for wandb.init(reinit="create_new"); tested with 0.31.
+    "wandb": ["wandb>=0.19.10"],
     # rlpyt play --video: frames written with moviepy; classic-control envs render with pygame.
     "video": ["moviepy>=2", "gymnasium[classic-control]>=1.0"],
     # Batched Atari/MuJoCo/classic envs in C++ threads (rlpyt.envs.envpool); Linux x86_64 wheels.

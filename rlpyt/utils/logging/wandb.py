@@ -152,7 +152,7 @@ class WandbRun:
             self.run.save(os.path.join(snapshot_dir, "*.pkl"), base_path=snapshot_dir, policy="now")
         self.run.finish(exit_code=exit_code)
         wandb = import_wandb()
-        if wandb.run is None:  # no other W&B run open: stop W&B's service process
+        if not _open and wandb.run is None:  # no other W&B run open: stop W&B's service
             wandb.teardown()  # (it would outlive the run; stopping it also flushes its files)
 
 
@@ -187,6 +187,7 @@ def start_run(
         mode=mode,
         id=run_id,
         resume="allow" if run_id else None,
+        reinit="create_new",  # a run of its own beside any open one (wandb.run is left alone)
         settings=wandb.Settings(console="off"),  # the logger writes debug.log already
     )
     run.define_metric(STEP_KEY)

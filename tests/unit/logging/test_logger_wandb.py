@@ -151,6 +151,25 @@ def test_an_exception_finishes_the_run_as_failed_and_detaches_it(tmp_path):
     assert all(not outputs for outputs in logger._state.row_outputs.values())
 
 
+def test_a_users_own_wandb_run_is_left_alone(tmp_path):
+    import wandb
+
+    os.makedirs(tmp_path / "own")
+    own = wandb.init(project="mine", dir=str(tmp_path / "own"), mode="offline")
+    try:
+        with logger_context(str(tmp_path / "logs"), 0, "exp", wandb=True):
+            log_rows(ROWS[:1])
+        assert wandb.run is own  # not replaced, not finished, its service still up
+        own.log({"mine": 1.0})
+    finally:
+        own.finish()
+        wandb.teardown()
+    ours = read_run_file(run_file(tmp_path / "wandb_dir"), timeout=30)
+    assert [row["Diagnostics/CumSteps"] for row in ours.history] == [256]
+    (own_file,) = glob.glob(str(tmp_path / "own" / "wandb" / "offline-run-*" / "run-*.wandb"))
+    assert read_run_file(own_file, timeout=30).history == [{"mine": 1.0}]
+
+
 def test_missing_wandb_names_the_extra_and_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "wandb", None)
     with pytest.raises(ImportError, match=r'pip install "rlpyt\[wandb\]"'):
