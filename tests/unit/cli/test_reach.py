@@ -1,0 +1,62 @@
+"""What each CLI flag composes: runner kinds, env backends, configs written for them, flags."""
+
+import pytest
+
+from rlpyt.cli.compose import build_components
+from rlpyt.cli.spec import RunSpec
+
+
+def test_a_config_written_for_the_async_runner_runs_under_it():
+    components = build_components(RunSpec("dqn", config="classic.dqn.cartpole_dqn_async:async"))
+    assert components.runner_cls.__name__ == "AsyncRlEval"
+    assert type(components.sampler).__name__ == "AsyncSerialSampler"
+    assert components.runner_kwargs["affinity"] == {"optimizer": [{}], "sampler": {}}
+    explicit = build_components(
+        RunSpec("dqn", config="classic.dqn.cartpole_dqn_async:async", runner="minibatch")
+    )
+    assert explicit.runner_cls.__name__ == "MinibatchRlEval"
+
+
+@pytest.mark.parametrize(
+    "spec, maker",
+    [
+        (RunSpec("ppo", config="classic.pg.cartpole_ppo_vec:0"), "make_vec"),
+        (RunSpec("ppo", "CartPole-v1", vector="gymnasium"), "make_vec"),
+        (RunSpec("ppo", "pong", vector="envpool"), "rlpyt.envs.envpool"),
+        (RunSpec("ppo", config="atari.pg.atari_ff_ppo_envpool:0"), "rlpyt.envs.envpool"),
+    ],
+)
+def test_vector_backends_and_configs_written_for_them(spec, maker):
+    components = build_components(spec)
+    assert maker in (components.EnvCls.__name__, components.EnvCls.__module__)
+    assert components.sampler.EnvCls is components.EnvCls
+    if spec.vector == "envpool" and spec.env == "pong":
+        assert components.env_kwargs == {"task_id": "Pong-v5"}  # AtariEnv's keys dropped
+
+
+def test_sync_runner_starts_ranks_with_one_affinity_each():
+    components = build_components(RunSpec("ppo", "CartPole-v1", runner="sync", ranks=3))
+    assert components.runner_cls.__name__ == "SyncRl" and components.runner_kind == "sync"
+    assert len(components.runner_kwargs["affinity"]) == 3
+
+
+def test_flags_reach_their_keywords():
+    dqn = build_components(RunSpec("dqn", "CartPole-v1", snapshot_replay=True, check_finite=False))
+    assert dqn.algo.snapshot_replay is True and dqn.config["algo"]["snapshot_replay"] is True
+    assert dqn.make_runner().check_finite is False
+    assert "check_finite" not in build_components(RunSpec("dqn", "CartPole-v1")).runner_kwargs
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        (RunSpec("ppo", "CartPole-v1", runner="async"), "replay algorithms only"),
+        (RunSpec("ppo", "CartPole-v1", ranks=2), "--ranks starts data-parallel ranks"),
+        (RunSpec("ppo", "CartPole-v1", snapshot_replay=True), "--snapshot-replay: PPO has no"),
+        (RunSpec("ppo", "pong", vector="gymnasium"), "for Atari games use --vector envpool"),
+        (RunSpec("dqn", "CartPole-v1", runner="async", target_reward=1), "--target-reward"),
+    ],
+)
+def test_combinations_that_cannot_run_say_why(spec, message):
+    with pytest.raises(ValueError, match=message.replace("-", "\\-")):
+        build_components(spec)
