@@ -37,7 +37,7 @@ from rlpyt.utils.checks import check_number
 from rlpyt.utils.logging import logger
 
 if TYPE_CHECKING:
-    from rlpyt.protocols import ReplayAgent
+    from rlpyt.protocols import Agent, ReplayAgent
     from rlpyt.samplers.collections import BatchSpec, Samples
     from rlpyt.utils.collections import AttrDict
 
@@ -146,7 +146,7 @@ class ReplayRlAlgorithm(ReplayAlgoMixin, RlAlgorithm):
 
     def initialize(
         self,
-        agent: Any,
+        agent: Agent,
         n_itr: int,
         batch_spec: BatchSpec,
         mid_batch_reset: bool,
@@ -167,7 +167,7 @@ class ReplayRlAlgorithm(ReplayAlgoMixin, RlAlgorithm):
             world_size: Data-parallel processes.
             rank: This process's rank.
         """
-        self.agent = agent
+        self.agent = cast("ReplayAgent", agent)
         self.n_itr = n_itr
         self.mid_batch_reset = mid_batch_reset
         self.world_size = world_size

@@ -28,6 +28,7 @@ import os
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from rlpyt.utils.shared_memory import np_mp_array
 from rlpyt.utils.synchronize import RWLock
@@ -75,7 +76,9 @@ class AsyncReplayBufferMixin:
     t = SharedCursorField(0, int)  # the next row written
     _buffer_full = SharedCursorField(1, bool)
 
-    def append_samples(self, samples: Any, valid: Any = None) -> tuple[int, np.ndarray]:
+    def append_samples(
+        self, samples: Any, valid: ArrayLike | None = None
+    ) -> tuple[int, np.ndarray]:
         """The replay's ``append_samples`` under the write lock (memory copiers call it)."""
         with self.rw_lock.write_lock:
             return super().append_samples(samples, valid)  # type: ignore[misc]
@@ -116,7 +119,7 @@ class AsyncReplayBufferMixin:
         self._rng_pid = pid
 
 
-def _locked_update_batch_priorities(self: Any, priorities: Any) -> None:
+def _locked_update_batch_priorities(self: Any, priorities: ArrayLike) -> None:
     """The replay's ``update_batch_priorities`` under the write lock."""
     with self.rw_lock.write_lock:
         super(AsyncReplayBufferMixin, self).update_batch_priorities(priorities)

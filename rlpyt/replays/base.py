@@ -13,6 +13,7 @@ import abc
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from rlpyt.utils.buffer import buffer_from_example
 from rlpyt.utils.collections import is_namedtuple
@@ -63,7 +64,9 @@ class BaseReplayBuffer(abc.ABC):
     async_ = False
 
     @abc.abstractmethod
-    def append_samples(self, samples: Any, valid: Any = None) -> tuple[int, np.ndarray]:
+    def append_samples(
+        self, samples: Any, valid: ArrayLike | None = None
+    ) -> tuple[int, np.ndarray]:
         """Write a ``[T_new, B]`` batch at the cursor; returns ``(T_new, row indexes)``."""
 
     @abc.abstractmethod

@@ -19,6 +19,7 @@ import math
 from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from rlpyt.replays.base import BaseReplayBuffer, flat_fields, zeros_from_example
 from rlpyt.utils.buffer import get_leading_dims, numpify_buffer
@@ -128,7 +129,9 @@ class BaseNStepReturnBuffer(BaseReplayBuffer):
                 f"fewer than batch_B={batch_B}; use a larger replay size or a smaller batch_size."
             )
 
-    def append_samples(self, samples: Any, valid: Any = None) -> tuple[int, np.ndarray]:
+    def append_samples(
+        self, samples: Any, valid: ArrayLike | None = None
+    ) -> tuple[int, np.ndarray]:
         """Write a ``[T_new, B]`` chunk at the cursor, wrapping around.
 
         Args:
@@ -165,7 +168,7 @@ class BaseNStepReturnBuffer(BaseReplayBuffer):
                 f"sampleable rows of this replay (T={self.T}); use a larger size."
             )
 
-    def _valid_flags(self, valid: Any, T_new: int) -> np.ndarray:
+    def _valid_flags(self, valid: ArrayLike | None, T_new: int) -> np.ndarray:
         flags = np.asarray(numpify_buffer(valid), bool)
         if flags.shape != (T_new, self.B):
             raise ValueError(

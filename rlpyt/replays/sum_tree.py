@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from rlpyt.replays.async_ import SharedCursorField, new_shared_cursor
 from rlpyt.utils.shared_memory import np_mp_array
@@ -81,7 +82,7 @@ class SumTree:
         if self.input_priorities is not None:
             self.input_priorities.fill(self.default_value)
 
-    def advance(self, T: int, priorities: Any = None) -> None:
+    def advance(self, T: int, priorities: ArrayLike | None = None) -> None:
         """Move the cursor by ``T`` rows.
 
         Turns on the rows whose future is now written and turns off the rows entering the zone
@@ -121,7 +122,7 @@ class SumTree:
         self._buffer_full = self._buffer_full or self.t + T >= self.T
         self.t = (self.t + T) % self.T
 
-    def _store_input_priorities(self, t_abs: int, T: int, priorities: Any) -> None:
+    def _store_input_priorities(self, t_abs: int, T: int, priorities: ArrayLike) -> None:
         if self.input_priorities is None:
             raise ValueError(
                 "SumTree.advance got input priorities, but the tree was built with "
@@ -192,7 +193,7 @@ class SumTree:
             idxs += go_right
         return idxs
 
-    def update_batch_priorities(self, priorities: Any) -> None:
+    def update_batch_priorities(self, priorities: ArrayLike) -> None:
         """Set the leaves of the last ``sample`` to ``priorities`` (``[n]``, already ``p**alpha``).
 
         A leaf drawn several times takes the value given at its first occurrence. A leaf that

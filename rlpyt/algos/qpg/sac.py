@@ -35,6 +35,7 @@ from rlpyt.utils.checks import check_number
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.sac_agent import SacAgent
+    from rlpyt.algos.qpg.sac_v import SAC_V
 
 OptInfo = namedtuple(
     "OptInfo",
@@ -91,7 +92,7 @@ def scaled_target(samples: Any, reward_scale: float, target_value: torch.Tensor)
     return bootstrap_target(samples, target_value)
 
 
-def build_pi_q_optimizers(algo: Any) -> None:
+def build_pi_q_optimizers(algo: SAC | SAC_V) -> None:
     """pi's, Q1's and Q2's parameter lists and optimizers at ``learning_rate`` (SAC, SAC_V)."""
     agent = algo.agent
     algo._pi_params = list(agent.pi_parameters())
@@ -104,7 +105,10 @@ def build_pi_q_optimizers(algo: Any) -> None:
 
 
 def step_pi_q_and_record(
-    algo: Any, losses: tuple[torch.Tensor, ...], values: tuple[torch.Tensor, ...], records: Records
+    algo: SAC | SAC_V,
+    losses: tuple[torch.Tensor, ...],
+    values: tuple[torch.Tensor, ...],
+    records: Records,
 ) -> None:
     """Step pi, Q1, Q2 (rlpyt's order; gradients already in) and record their OptInfo.
 

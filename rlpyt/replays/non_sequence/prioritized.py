@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from rlpyt.replays.async_ import AsyncReplayBufferMixin
 from rlpyt.replays.non_sequence.n_step import NStepReturnBuffer, SamplesFromReplay
@@ -101,7 +102,9 @@ class PrioritizedReplay:
         """Set the importance-weight exponent (the algorithm anneals it)."""
         self.beta = float(beta)
 
-    def append_samples(self, samples: Any, valid: Any = None) -> tuple[int, np.ndarray]:
+    def append_samples(
+        self, samples: Any, valid: ArrayLike | None = None
+    ) -> tuple[int, np.ndarray]:
         """Store a ``[T_new, B]`` chunk and advance the tree.
 
         Args:
@@ -141,7 +144,7 @@ class PrioritizedReplay:
             T_idxs, B_idxs, is_weights=is_weights.astype(np.float32)
         )
 
-    def update_batch_priorities(self, priorities: Any) -> None:
+    def update_batch_priorities(self, priorities: ArrayLike) -> None:
         """New priorities for the last sampled batch: ``[batch_B]`` |TD| errors (numpy or torch)."""
         values = np.asarray(numpify_buffer(priorities), np.float64)
         self.priority_tree.update_batch_priorities(values**self.alpha)

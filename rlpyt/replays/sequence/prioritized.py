@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from rlpyt.replays.async_ import AsyncReplayBufferMixin
 from rlpyt.replays.non_sequence.prioritized import PrioritizedReplay, SamplesToBufferPri
@@ -108,7 +109,7 @@ class SequenceSumTree(SumTree):
             t, full, self.storage_T, self.period, self.off_forward, self.off_backward
         )
 
-    def advance(self, T: int, priorities: Any = None) -> None:
+    def advance(self, T: int, priorities: ArrayLike | None = None) -> None:
         """Move the cursor by ``T`` storage rows; switch the leaves whose sequences changed.
 
         Args:
@@ -142,7 +143,7 @@ class SequenceSumTree(SumTree):
         if rows.size:
             self._propagate((self.low_idx + rows[:, None] * self.B + np.arange(self.B)).ravel())
 
-    def _store_input_priorities(self, t_abs: int, T: int, priorities: Any) -> None:
+    def _store_input_priorities(self, t_abs: int, T: int, priorities: ArrayLike) -> None:
         if self.input_priorities is None:
             raise ValueError(
                 "The replay got input priorities but was built with input_priorities=False; "
