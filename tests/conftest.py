@@ -4,16 +4,23 @@ Torch runs its ops on one thread here. The suite's tensors are tiny, and with se
 a small machine (parallel-sampler tests start workers; CI machines are shared) more threads only
 oversubscribe the cores: with two threads a test took 18 s that takes 0.6 s with one.
 
-``make test`` runs the suite in two pytest-xdist workers (``-n 2 --dist loadgroup``). The test
-files that start several worker processes and wait on them with deadlines (parallel and
-asynchronous samplers, the async and SyncRl runners, fault injection, sweeps over several cores)
-form one xdist group, so they run one after another in one worker while the other worker takes
-the single-process tests: two of them side by side would put four or more busy processes on two
-cores, and their waits would measure the machine instead of the code. Without xdist (a plain
-``pytest tests/unit/foo``) nothing changes.
-"""
+``make test`` runs the suite in two pytest-xdist workers (``-n 2 --dist loadgroup``), and
+:func:`pytest_xdist_make_scheduler` decides which worker runs what:
 
-import os
+- the test files that start several busy worker processes and wait on them with deadlines
+  (parallel and asynchronous samplers, the async and SyncRl runners, fault injection, sweeps
+  over several cores, a local Ray cluster) are one work unit, run one after another in one
+  worker while the other worker takes the single-process tests: two of them side by side would
+  put four or more busy processes on two cores, and their waits would measure the machine
+  instead of the code;
+- a file whose tests share a module-scoped fixture (a trained run) is one work
+  unit, so the fixture is built once;
+- every other test is a work unit of its own, which balances the two workers best.
+
+The groups are by file, not ``xdist_group`` marks: pytest 9.2 no longer reads the node ids that
+pytest-xdist 3.8 rewrites to carry the marks. Without xdist (a plain ``pytest tests/unit/foo``)
+nothing here changes anything.
+"""
 
 import pytest
 import torch
@@ -21,33 +28,49 @@ import torch
 torch.set_num_threads(1)
 
 PROCESS_GROUP = "processes"
-# Test files (relative to tests/) whose tests start several busy worker processes.
+# Test files whose tests start several busy worker processes (paths as in pytest's node ids).
 PROCESS_HEAVY_FILES = frozenset(
     {
-        "integration/test_async_faults.py",
-        "integration/test_async_rl.py",
-        "integration/test_cli.py",
-        "integration/test_launcher.py",
-        "integration/test_parallel_faults.py",
-        "integration/test_parallel_samplers.py",
-        "integration/test_sync_rl.py",
-        "integration/test_vector_samplers.py",
+        "tests/integration/test_async_faults.py",
+        "tests/integration/test_async_rl.py",
+        "tests/integration/test_cli.py",
+        "tests/integration/test_cluster.py",
+        "tests/integration/test_launcher.py",
+        "tests/integration/test_parallel_faults.py",
+        "tests/integration/test_parallel_samplers.py",
+        "tests/integration/test_sync_rl.py",
+        "tests/integration/test_vector_samplers.py",
     }
 )
-TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+# Test files whose tests share an expensive module-scoped fixture.
+SHARED_FIXTURE_FILES = frozenset(
+    {
+        "tests/integration/test_cli_play_tune.py",
+    }
+)
 
 
-def process_group_of(path: str) -> str | None:
-    """The xdist group of the test file at ``path``: ``PROCESS_GROUP`` or None (free)."""
-    relative = os.path.relpath(os.path.abspath(path), TESTS_DIR).replace(os.sep, "/")
-    return PROCESS_GROUP if relative in PROCESS_HEAVY_FILES else None
+def work_unit_of(nodeid: str) -> str:
+    """The xdist work unit of a test: ``PROCESS_GROUP``, its file, or the test itself.
+
+    Args:
+        nodeid: pytest's node id, e.g. ``tests/unit/spaces/test_int_box.py::test_sample``.
+    """
+    path = nodeid.split("::", 1)[0]
+    if path in PROCESS_HEAVY_FILES:
+        return PROCESS_GROUP
+    return path if path in SHARED_FIXTURE_FILES else nodeid
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
-def pytest_collection_modifyitems(config, items):
-    """Put the process-heavy tests in one xdist group (only when xdist is installed)."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        if process_group_of(str(item.path)) is not None:
-            item.add_marker(pytest.mark.xdist_group(PROCESS_GROUP))
+@pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook: unknown when xdist is not installed
+def pytest_xdist_make_scheduler(config, log):
+    """Under ``--dist loadgroup``, schedule by :func:`work_unit_of` (largest units first)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class WorkUnitScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit_of(nodeid)
+
+    return WorkUnitScheduling(config, log)
