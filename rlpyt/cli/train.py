@@ -38,7 +38,8 @@ def run_training(
     Args:
         spec: The run; ``spec.log_dir`` holds the run folder ``run_<spec.run_ID>``.
         resume: Continue the run in that folder from its newest snapshot.
-        affinity: The runner's affinity (a sweep's run slot); None: the spec's.
+        affinity: The runner's affinity (a sweep's run slot) for a ``minibatch`` run; None,
+            or a ``sync`` or ``async`` run: the spec's.
         snapshot_mode: ``logger_context``'s snapshot mode.
         components: ``build_components(spec)`` when the caller made it already.
 
@@ -49,8 +50,8 @@ def run_training(
 
     if components is None:
         components = build_components(spec)
-    if affinity is not None:
-        components.runner_kwargs["affinity"] = affinity
+    if affinity is not None and components.runner_kind == "minibatch":
+        components.runner_kwargs["affinity"] = affinity  # sync and async keep their own form
     runner = components.make_runner()
     run_dir = os.path.join(spec.log_dir, f"run_{spec.run_ID}")
     runner.resume_hint = f"rlpyt train --resume {run_dir}"  # the runner's hints speak CLI
