@@ -13,17 +13,24 @@ reset (and on a lost life with ``episodic_lives``).
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rlpyt.replays.base import zeros_from_example
 
+if TYPE_CHECKING:
+    from rlpyt.replays.n_step import BaseNStepReturnBuffer
+
+    _Storage = BaseNStepReturnBuffer  # the mixin runs over a storage class
+else:
+    _Storage = object
+
 _POOL_SIZE = 4  # output arrays kept for reuse (a batch in use, the next one, spares)
 _POOL_ONLY_REFS = 3  # the pool's list, the loop variable, getrefcount's argument
 
 
-class FrameBufferMixin:
+class FrameBufferMixin(_Storage):
     """Mixin storing one frame per step and rebuilding ``[C, H, W]`` observations.
 
     Args:
@@ -50,7 +57,7 @@ class FrameBufferMixin:
                 "PrioritizedReplayBuffer for vector or float observations."
             )
         self.n_frames, self.frame_shape = observation.shape[0], observation.shape[1:]
-        super().__init__(example=example, **kwargs)  # type: ignore[call-arg]
+        super().__init__(example=example, **kwargs)
         frame_example = observation[0]
         self.samples_frames = zeros_from_example(
             frame_example, (self.T + self.n_frames - 1, self.B), share_memory=self.async_
@@ -62,12 +69,12 @@ class FrameBufferMixin:
         return max(1, self.n_frames - 1)
 
     def _storage_example(self, example: Any) -> Any:
-        stored = super()._storage_example(example)  # type: ignore[misc]
+        stored = super()._storage_example(example)
         return stored._replace(observation=None)
 
     def _write_rows(self, t: int, T_new: int, samples: Any) -> None:
         """Store the other fields, then the newest frame of each step (and its duplicate)."""
-        super()._write_rows(t, T_new, samples)  # type: ignore[misc]
+        super()._write_rows(t, T_new, samples)
         observation = samples.observation
         C = self.n_frames
         if t == 0 and not self._buffer_full:  # very first write: older frames of step 0
@@ -110,7 +117,7 @@ class FrameBufferMixin:
         )
         if C > 1:
             steps = (T_idxs[:, None] + offsets[:-1] - (C - 1)) % self.T  # t-C+1 .. t-1
-            stop = self.boundary(steps, B_idxs[:, None])  # type: ignore[attr-defined]
+            stop = self.boundary(steps, B_idxs[:, None])
             zero = np.logical_or.accumulate(stop[:, ::-1], axis=1)[:, ::-1]  # any at or after
             if zero.any():
                 observation[np.nonzero(zero)] = 0
@@ -132,6 +139,6 @@ class FrameBufferMixin:
         return buffer
 
     def _state_arrays(self) -> dict[str, np.ndarray]:
-        arrays = super()._state_arrays()  # type: ignore[misc]
+        arrays = super()._state_arrays()
         arrays["samples_frames"] = self.samples_frames
         return arrays

@@ -11,7 +11,7 @@ appended with ``valid=False`` at 0. Importance weights follow rlpyt:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -30,7 +30,14 @@ SamplesToBufferPri = namedarraytuple("SamplesToBufferPri", ["samples", "prioriti
 """What ``append_samples`` takes with ``input_priorities=True``: samples and ``[T_new, B]``."""
 
 
-class PrioritizedReplay:
+# The mixin runs over a storage class; a type checker sees that class as its base.
+if TYPE_CHECKING:
+    _Storage = NStepReturnBuffer
+else:
+    _Storage = object
+
+
+class PrioritizedReplay(_Storage):
     """Mixin adding a sum tree, proportional sampling and importance weights.
 
     Args:
@@ -125,7 +132,7 @@ class PrioritizedReplay:
                 )
             priorities = np.asarray(numpify_buffer(samples.priorities), np.float64) ** self.alpha
             samples = samples.samples
-        T_new, idxs = super().append_samples(samples, valid)  # type: ignore[misc]
+        T_new, idxs = super().append_samples(samples, valid)
         self.priority_tree.advance(T_new, priorities=priorities)
         return T_new, idxs
 
@@ -136,13 +143,11 @@ class PrioritizedReplay:
             The replayed record (torch tensors, leading dim ``[batch_B]``) with
             ``is_weights = (1 / leaf) ** beta`` normalised by the batch max (float32).
         """
-        self.check_batch_size(batch_B)  # type: ignore[attr-defined]
+        self.check_batch_size(batch_B)
         T_idxs, B_idxs, leaves = self.priority_tree.sample(batch_B, unique=self.unique)
         is_weights = (1.0 / leaves) ** self.beta
         is_weights /= is_weights.max()
-        return self.extract_batch(  # type: ignore[attr-defined]
-            T_idxs, B_idxs, is_weights=is_weights.astype(np.float32)
-        )
+        return self.extract_batch(T_idxs, B_idxs, is_weights=is_weights.astype(np.float32))
 
     def update_batch_priorities(self, priorities: ArrayLike) -> None:
         """New priorities for the last sampled batch: ``[batch_B]`` |TD| errors (numpy or torch)."""
@@ -151,7 +156,7 @@ class PrioritizedReplay:
 
     def state_dict(self) -> dict[str, Any]:
         """Storage state plus the sum tree's."""
-        state = super().state_dict()  # type: ignore[misc]
+        state = super().state_dict()
         state["sum_tree"] = self.priority_tree.state_dict()
         state["beta"] = self.beta
         return state
@@ -164,9 +169,7 @@ class PrioritizedReplay:
                 "saved by a non-prioritized replay."
             )
         tree_state, beta = state["sum_tree"], state.get("beta", self.beta)
-        super().load_state_dict(  # type: ignore[misc]
-            {k: v for k, v in state.items() if k not in ("sum_tree", "beta")}
-        )
+        super().load_state_dict({k: v for k, v in state.items() if k not in ("sum_tree", "beta")})
         self.priority_tree.load_state_dict(tree_state)
         self.beta = float(beta)
 

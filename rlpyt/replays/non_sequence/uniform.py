@@ -8,7 +8,7 @@ replacement, uniformly over rows outside the cursor zone whose ``valid`` flag is
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,7 +18,14 @@ from rlpyt.replays.non_sequence.n_step import NStepReturnBuffer
 _REDRAW_ROUNDS = 32  # rejection rounds before the exact (slower) draw over valid rows
 
 
-class UniformReplay:
+# The mixins below run over a storage class; a type checker sees that class as their base.
+if TYPE_CHECKING:
+    _Storage = NStepReturnBuffer
+else:
+    _Storage = object
+
+
+class UniformReplay(_Storage):
     """Sampling mixin: ``sample_batch`` draws rows uniformly and extracts the batch.
 
     Needs the storage attributes of ``BaseNStepReturnBuffer`` (``T``, ``B``, ``valid``,
@@ -44,13 +51,13 @@ class UniformReplay:
             ValueError: No valid row can be sampled yet, or the whole replay holds fewer
                 sampleable transitions than ``batch_B``.
         """
-        self.check_batch_size(batch_B)  # type: ignore[attr-defined]
+        self.check_batch_size(batch_B)
         T_idxs, B_idxs = self.sample_idxs(batch_B)
-        return self.extract_batch(T_idxs, B_idxs)  # type: ignore[attr-defined]
+        return self.extract_batch(T_idxs, B_idxs)
 
     def sample_idxs(self, batch_B: int) -> tuple[np.ndarray, np.ndarray]:
         """``(T_idxs, B_idxs)``, each ``[batch_B]``, uniform over sampleable valid rows."""
-        low, count = self.valid_t_range()  # type: ignore[attr-defined]
+        low, count = self.valid_t_range()
         if count <= 0:
             raise _no_valid_rows(0, batch_B)
         T_idxs = (low + self.rng.integers(count, size=batch_B)) % self.T

@@ -8,15 +8,21 @@ whose whole sequence span lies outside the cursor zone (``start_leaf_range``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rlpyt.replays.async_ import AsyncReplayBufferMixin
 from rlpyt.replays.sequence.n_step import SequenceNStepReturnBuffer
 
+# The mixin runs over a storage class; a type checker sees that class as its base.
+if TYPE_CHECKING:
+    _Storage = SequenceNStepReturnBuffer
+else:
+    _Storage = object
 
-class UniformSequenceReplay:
+
+class UniformSequenceReplay(_Storage):
     """Sampling mixin: ``sample_batch`` draws sequence starts uniformly and extracts them.
 
     Needs the attributes of ``SequenceNStepReturnBuffer`` (``T``, ``B``, ``period``, ``valid``,
@@ -43,9 +49,9 @@ class UniformSequenceReplay:
             ValueError: No valid start can be sampled yet, or even a full replay holds fewer
                 starts than ``batch_B``.
         """
-        self.check_batch_size(batch_B)  # type: ignore[attr-defined]
+        self.check_batch_size(batch_B)
         T_idxs, B_idxs = self.sample_idxs(batch_B)
-        return self.extract_batch(T_idxs, B_idxs)  # type: ignore[attr-defined]
+        return self.extract_batch(T_idxs, B_idxs)
 
     def sample_idxs(self, batch_B: int) -> tuple[np.ndarray, np.ndarray]:
         """``(T_idxs, B_idxs)``, each ``[batch_B]``: start rows and columns, uniform over starts.
@@ -54,7 +60,7 @@ class UniformSequenceReplay:
         and picks among their valid columns, so padding rows of wait-reset batches cost no
         rejection rounds.
         """
-        lo, hi = self.start_leaf_range()  # type: ignore[attr-defined]
+        lo, hi = self.start_leaf_range()
         rows = (np.arange(lo, max(lo, hi + 1)) % (self.T // self.period)) * self.period
         candidates = np.flatnonzero(self.valid[rows])
         if candidates.size == 0:
