@@ -231,7 +231,7 @@ TRAIN_CASES = [
         "atari/pg/train/atari_ff_a2c.py",
         "0",
         {
-            "runner": {"n_steps": 400},
+            "runner": {"n_steps": 500},
             "sampler": {"batch_T": 5, "batch_B": 4, "max_decorrelation_steps": 0},
         },
         "loss",
