@@ -189,3 +189,17 @@ def test_plot_of_an_unknown_column_names_the_commands_own_options(tmp_path):
     output = " ".join(result.stdout.split())
     assert result.returncode != 0 and "has no column ['NoSuchCol']" in output, output
     assert "--y" not in output and "Traceback" not in output, output
+
+
+def test_steps_is_the_budget_rounded_to_whole_batches(tmp_path):
+    """``--steps 3000`` with 256-step batches trains 12 batches (3,072), said once, not 4,096."""
+    result = rlpyt(
+        "train", "ppo", "--env", "CartPole-v1", "--steps", 3000, "--seed", 0,
+        "--set", "algo.epochs=1", "--log-dir", tmp_path / "runs", cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:]
+    steps = [
+        int(float(row["Diagnostics/CumSteps"])) for row in read_rows(tmp_path / "runs" / "run_0")
+    ]
+    assert steps[-1] == 3072 and max(steps) == 3072, steps
+    assert "not a whole number of sampler batches" in result.stdout
