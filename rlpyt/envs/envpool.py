@@ -43,8 +43,7 @@ from typing import Any
 import numpy as np
 
 from rlpyt.envs.atari.atari_env import EnvInfo as AtariEnvInfo
-from rlpyt.envs.gym_vector import _deliver
-from rlpyt.envs.vector import VecEnv, VecEnvStep, vector_env_maker
+from rlpyt.envs.vector import VecEnv, VecEnvStep, deliver, vector_env_maker
 from rlpyt.spaces.gym_wrapper import GymSpaceWrapper
 from rlpyt.utils.collections import NamedTupleSchema
 
@@ -211,7 +210,7 @@ class EnvpoolVecEnv(VecEnv):
         self._observation[info["env_id"]] = envpool_observation
         self._waiting[:] = False
         self._sent = None
-        return _deliver(self._observation, observation)
+        return deliver(self._observation, observation)
 
     def step(
         self,
@@ -272,9 +271,9 @@ class EnvpoolVecEnv(VecEnv):
         if waiting.any():  # rows that did not step: as per-env wait-reset collectors record
             self._done[waiting] = True
         return VecEnvStep(
-            _deliver(self._observation, observation),
-            _deliver(self._reward, reward),
-            _deliver(self._done, done),
+            deliver(self._observation, observation),
+            deliver(self._reward, reward),
+            deliver(self._done, done),
             self._env_info,
             final_observation,
             None,
@@ -326,7 +325,7 @@ class EnvpoolVecEnv(VecEnv):
             envpool_observation, info = self._pool.reset(ids)
             self._observation[info["env_id"]] = envpool_observation
             self._waiting[ids] = False
-        return _deliver(self._observation, observation)
+        return deliver(self._observation, observation)
 
     def seed(self, seed: int | None = None) -> None:
         """Env b starts from seed ``seed + b`` at the next :meth:`reset` (the pool is rebuilt).

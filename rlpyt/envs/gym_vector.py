@@ -35,7 +35,7 @@ from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, Vecto
 
 from rlpyt.envs.gym import _is_mujoco_failure, resolve_env_id
 from rlpyt.envs.gym_info import InfoConverter, numeric_example
-from rlpyt.envs.vector import VecEnv, VecEnvStep, vector_env_maker
+from rlpyt.envs.vector import VecEnv, VecEnvStep, deliver, vector_env_maker
 from rlpyt.spaces.gym_wrapper import GymSpaceWrapper
 from rlpyt.utils.collections import NamedTuple
 
@@ -220,7 +220,7 @@ class GymVecEnvWrapper(VecEnv):
         self._reset_next[:] = False
         self._waiting[:] = False
         self._observation = _copy_of(self._observation_space.convert(gym_observation))
-        return _deliver(self._observation, observation)
+        return deliver(self._observation, observation)
 
     def step(
         self,
@@ -259,7 +259,7 @@ class GymVecEnvWrapper(VecEnv):
         if waiting:
             done[self._waiting] = True  # as per-env wait-reset collectors record them
         return VecEnvStep(
-            _deliver(current, observation), reward, done, env_info, final_observation, stepped
+            deliver(current, observation), reward, done, env_info, final_observation, stepped
         )
 
     def _mask_rows(self, reward: np.ndarray, done: np.ndarray, waiting: bool) -> Any:
@@ -315,7 +315,7 @@ class GymVecEnvWrapper(VecEnv):
         if mask.any():
             self._reset_rows(mask)
             self._waiting &= ~mask
-        return _deliver(self._observation, observation)
+        return deliver(self._observation, observation)
 
     def seed(self, seed: int | None = None) -> None:
         """Seed the spaces now and the envs at the next ``reset()``: ``reset(seed=seed)``.
@@ -359,14 +359,6 @@ def _copy_of(value: Any) -> Any:
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return value._make(_copy_of(v) for v in value)  # type: ignore[attr-defined]
     return np.array(value)
-
-
-def _deliver(current: Any, out: Any) -> Any:
-    """``current`` written into ``out`` when given (and ``out`` returned), else ``current``."""
-    if out is None:
-        return current
-    out[:] = current
-    return out
 
 
 def _step_sync_subset(env: SyncVectorEnv, actions: Any, waiting: np.ndarray) -> tuple:

@@ -184,6 +184,18 @@ class SingleEnvView(Env):
         self.vec_env.close()
 
 
+def deliver(current: Any, out: Any) -> Any:
+    """What adapters return for a result they own: ``current``, or a copy of it in ``out``.
+
+    Where the caller passed ``out`` (see :meth:`VecEnv.step`), ``current`` is written into it
+    and ``out`` is returned; else ``current`` itself (valid until the adapter's next call).
+    """
+    if out is None:
+        return current
+    out[:] = current
+    return out
+
+
 def buffer_row(value: Any, b: int) -> Any:
     """Row ``b`` of an array or of a (nested) record of arrays, as a copy (None stays None)."""
     return buffer_func(value, lambda array: np.array(array[b]))

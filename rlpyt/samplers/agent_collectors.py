@@ -13,7 +13,7 @@ batch loop. (rlpyt's import path of these classes is ``rlpyt.samplers.parallel.c
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from rlpyt.agents.base import AgentInputs
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.samplers.collectors import DecorrelatingStartCollector, WaitResetMixin
 from rlpyt.samplers.episode import write_env_infos
-from rlpyt.utils.buffer import numpify_buffer, torchify_buffer
+from rlpyt.utils.buffer import buffer_func, numpify_buffer, torchify_buffer
 
 if TYPE_CHECKING:
     from rlpyt.agents.pg.base import PgAgent, RecurrentPgAgent
@@ -53,6 +53,7 @@ class CpuCollectorBase(DecorrelatingStartCollector):
         agent_buf.prev_action[0] = action
         env_buf.prev_reward[0] = reward
         completed: list[TrajInfo] = []
+        truncations = self._start_truncations()
         self.agent.sample_mode(itr)
         for t in range(self.batch_T):
             env_buf.observation[t] = observation
@@ -63,6 +64,8 @@ class CpuCollectorBase(DecorrelatingStartCollector):
             env_infos = self.step_envs(
                 action, observation, reward, env_buf.done[t], agent_info, traj_infos, completed
             )
+            if truncations:
+                self._record_timeout_values(t, truncations, action, reward)
             write_env_infos(env_buf.env_info, t, env_infos)
             agent_buf.action[t] = action
             env_buf.reward[t] = reward
@@ -75,6 +78,46 @@ class CpuCollectorBase(DecorrelatingStartCollector):
             value = pg_agent.value(*torchify_buffer(agent_inputs))
             agent_buf.bootstrap_value[0] = value.numpy()
         return agent_inputs, traj_infos, completed
+
+    def _start_truncations(self) -> list[tuple[int, Any]] | None:
+        """Start a batch's ``timeout_value`` rows (NaN) if the samples record them.
+
+        They are recorded (policy gradients' buffers have the field) where the agent is
+        feed-forward: its value of a final observation needs no recurrent state.
+
+        Returns:
+            The list the episode step fills with truncated envs, or None.
+        """
+        agent_buf = self.samples_np.agent
+        if "timeout_value" not in agent_buf or self.agent.recurrent:
+            self._truncations = None
+            return None
+        agent_buf.timeout_value[:] = np.nan
+        self._truncations = []
+        return self._truncations
+
+    def _record_timeout_values(
+        self,
+        t: int,
+        truncations: list[tuple[int, Any]],
+        action: np.ndarray,
+        reward: np.ndarray,
+    ) -> None:
+        """``timeout_value[t, b]`` = V(final observation of env b) where a time limit cut.
+
+        One value call per truncated env (per-env work at episode ends only), so the value does
+        not depend on which other envs of the worker were cut at the same step.
+        """
+        pg_agent = cast("PgAgent", self.agent)
+        timeout_value = self.samples_np.agent.timeout_value
+        for b, final in truncations:
+            inputs = AgentInputs(
+                buffer_func(final, lambda array: np.asarray(array)[None]),
+                action[b : b + 1],
+                reward[b : b + 1],
+            )
+            timeout_value[t, b] = pg_agent.value(*torchify_buffer(inputs)).numpy()[0]
+        truncations.clear()
 
 
 class CpuResetCollector(CpuCollectorBase):

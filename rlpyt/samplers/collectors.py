@@ -256,6 +256,10 @@ class WaitResetMixin(DecorrelatingStartCollector):
             self._stepping = [b for b in range(len(self.envs)) if b not in waits]
         return self._stepping
 
+    def _waiting_rows(self) -> np.ndarray | None:
+        """Vector step: the envs that wait (``need_reset``), or None while none does."""
+        return self.need_reset if self.need_reset.any() else None
+
     def _restart_env(self, b: int, observation: Any) -> Any:
         """The env waits for the next batch to be reset; it keeps its last observation."""
         self.need_env_reset[b] = True

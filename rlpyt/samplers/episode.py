@@ -8,8 +8,8 @@ env ``b`` and step, the ``[B_local]`` rows ``observation[b]``, ``reward[b]`` and
 the env's new observation (the reset one after a mid-batch reset), its reward and its ``done``;
 the env's TrajInfo has seen the step.
 
-This is the hottest loop of the project: keep it free of per-env calls beyond ``env.step``,
-``TrajInfo.step`` and ``trajectory_ended``.
+This is the hottest loop of the project: keep it free of per-env calls beyond ``env.step`` and
+``TrajInfo.step`` (whether a record has ``traj_done`` is asked once per time step).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.utils.buffer import buffer_func
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import Env
@@ -40,6 +41,12 @@ def trajectory_ended(env_info: Any, done: bool) -> bool:
     if fields is None or "traj_done" not in fields:
         return done
     return env_info.traj_done
+
+
+def has_traj_done(env_info: Any) -> bool:
+    """Whether an env's info record has ``traj_done`` (then it, not ``done``, ends trajectories)."""
+    fields = getattr(env_info, "_fields", None)
+    return fields is not None and "traj_done" in fields
 
 
 def agent_info_rows(traj_infos: list[TrajInfo], agent_info: Any) -> Any:
@@ -87,15 +94,26 @@ class EpisodeStepper:
     """The one episode step of every collector, with mid-batch reset as the default policy.
 
     Subclasses provide ``envs``, ``TrajInfoCls`` and ``agent`` (the collector bases set them)
-    and change the policy through three hooks: :meth:`_envs_to_step` (once per time step),
+    and change the policy through hooks: :meth:`_envs_to_step` (once per time step),
     :meth:`_end_trajectory` / :meth:`_restart_env` (once per trajectory end) and
     :meth:`_env_done` (once per ``done``). The defaults reset an env as soon as its trajectory
-    ends and reset the agent's carried state of env ``b`` on its ``done``.
+    ends and reset the agent's carried state of env ``b`` on its ``done``. The vector episode
+    step (``rlpyt.samplers.vector.VecCollectorMixin``) calls the same hooks per env at
+    episode ends, and reads the policy per time step as masks: ``mid_batch_reset`` (False:
+    ended envs wait for the next batch), :meth:`_waiting_rows` and :meth:`_active_rows`.
+
+    Attributes:
+        mid_batch_reset: An env whose trajectory ends is reset at once (wait-reset: False).
+        _truncations: None, or a list that the step fills with ``(b, final observation)`` for
+            each env whose trajectory a time limit cut (``env_info.timeout``): collectors
+            that record ``timeout_value`` set it and empty it every time step.
     """
 
     envs: list[Env]
     TrajInfoCls: Callable[[], TrajInfo]
     agent: Agent | None
+    mid_batch_reset: bool = True
+    _truncations: list[tuple[int, Any]] | None = None
 
     def step_envs(
         self,
@@ -126,11 +144,17 @@ class EpisodeStepper:
         envs = self.envs
         env_infos: list = [None] * len(envs)
         rows = agent_info_rows(traj_infos, agent_info)
+        truncations = self._truncations
+        ends_on_traj_done = None  # the envs' info records have traj_done (known at a step)
         for b in self._envs_to_step(action, reward, done):
             o, r, d, env_info = envs[b].step(action[b])
             info_b = None if rows is None else rows[b]
             traj_infos[b].step(observation[b], action[b], r, d, info_b, env_info)
-            if trajectory_ended(env_info, d):
+            if ends_on_traj_done is None:
+                ends_on_traj_done = has_traj_done(env_info)
+            if env_info.traj_done if ends_on_traj_done else d:
+                if truncations is not None and getattr(env_info, "timeout", False):
+                    truncations.append((b, buffer_func(o, np.array)))  # reset may reuse o
                 o = self._end_trajectory(b, o, traj_infos, completed)
             if d:
                 self._env_done(b)
@@ -145,6 +169,18 @@ class EpisodeStepper:
     ) -> Iterable[int]:
         """The envs that step at this time step (default: all of them)."""
         return range(len(self.envs))
+
+    def _waiting_rows(self) -> np.ndarray | None:
+        """Vector step: bool ``[B]`` of the envs that wait (not stepped), or None for none."""
+        return None
+
+    def _active_rows(self) -> np.ndarray | None:
+        """Vector step: bool ``[B]`` of the envs that still run (evaluation quotas), or None.
+
+        None means training: every row is recorded; a mask means evaluation, where only the
+        active rows count.
+        """
+        return None
 
     def _end_trajectory(
         self, b: int, observation: Any, traj_infos: list[TrajInfo], completed: list

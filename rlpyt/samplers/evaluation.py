@@ -107,6 +107,10 @@ class BaseEvalCollector(EpisodeStepper):
         """The envs still short of their quota."""
         return np.flatnonzero(self.active).tolist()
 
+    def _active_rows(self) -> np.ndarray:
+        """Vector step: the envs still short of their quota, as a mask."""
+        return self.active
+
     def _end_trajectory(
         self, b: int, observation: Any, traj_infos: list[TrajInfo], completed: list
     ) -> Any:

@@ -25,161 +25,14 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from rlpyt.agents.base import AgentInputs
-from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.envs.traj_info import TrajInfoBatch
 from rlpyt.envs.vector import SingleEnvView, VecEnv, buffer_row, is_vector_env_maker
 from rlpyt.samplers.episode import EpisodeStepper
-from rlpyt.utils.buffer import buffer_func, torchify_buffer
+from rlpyt.utils.buffer import buffer_func
 from rlpyt.utils.seed import set_envs_seeds
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import Env
-
-# -- TrajInfos of a batch of envs ------------------------------------------------------------
-
-_SUMS = ("Length", "Return", "NonzeroRewards", "DiscountedReturn", "_cur_discount")
-
-
-class TrajInfoBatch:
-    """The live TrajInfos of B envs, updated with numpy once per time step.
-
-    For ``TrajInfoCls`` whose ``step`` is the base ``TrajInfo.step``, the fields live in
-    ``[B]`` arrays and a TrajInfo object is made only when a trajectory ends (the sums are the
-    same float64 operations, in the same order, as the per-env ``TrajInfo.step``: equal values).
-    TrajInfo classes that override ``step`` (e.g. ``AtariTrajInfo``) get one object per env,
-    stepped per env (their ``step`` may read anything), unless they define a classmethod
-    ``batch_step(sums, reward, env_info, rows)`` adding their own ``[B]`` sums (named like
-    their fields) for the rows stepped; their ``__init__`` fields then seed ``sums``.
-
-    List-like for the collector hooks: ``batch[b]`` is env b's TrajInfo (made from the sums),
-    ``batch[b] = TrajInfoCls()`` starts env b afresh.
-    """
-
-    def __init__(self, TrajInfoCls: Callable[[], TrajInfo], n: int):  # noqa: N803
-        self.TrajInfoCls = TrajInfoCls
-        self.n = int(n)
-        probe = TrajInfoCls()
-        cls = type(probe)
-        self.batch_step = getattr(cls, "batch_step", None)
-        numeric = all(isinstance(v, int | float | np.integer | np.floating) for v in probe.values())
-        self.vectorized = numeric and (cls.step is TrajInfo.step or self.batch_step is not None)
-        self.objects: list[TrajInfo] = []
-        self.sums: dict[str, np.ndarray] = {}
-        if not self.vectorized:
-            self.objects = [TrajInfoCls() for _ in range(self.n)]
-            return
-        self.discount = float(probe["_discount"])
-        self._cls = cls
-        self._template = dict(probe)
-        self._terminates = cls.terminate is not TrajInfo.terminate
-        self._fresh = {k: v for k, v in probe.items() if k != "_discount"}
-        for key, value in self._fresh.items():
-            dtype = (
-                np.int64
-                if isinstance(value, int | np.integer) and key != "_cur_discount"
-                else np.float64
-            )
-            self.sums[key] = np.full(self.n, value, dtype=dtype)
-
-    def step(
-        self,
-        observation: Any,
-        action: Any,
-        reward: np.ndarray,
-        done: np.ndarray,
-        agent_info: Any,
-        env_info: Any,
-        rows: np.ndarray | None,
-    ) -> None:
-        """Account for one step of the envs where ``rows`` (bool ``[B]``; None: all)."""
-        if not self.vectorized:
-            self._step_objects(observation, action, reward, done, agent_info, env_info, rows)
-            return
-        sums = self.sums
-        r = reward.astype(np.float64)
-        if rows is None:
-            sums["Length"] += 1
-            sums["Return"] += r
-            sums["NonzeroRewards"] += r != 0
-            sums["DiscountedReturn"] += sums["_cur_discount"] * r
-            sums["_cur_discount"] *= self.discount
-        else:
-            sums["Length"] += rows
-            sums["Return"] += np.where(rows, r, 0.0)
-            sums["NonzeroRewards"] += rows & (r != 0)
-            sums["DiscountedReturn"] += np.where(rows, sums["_cur_discount"] * r, 0.0)
-            sums["_cur_discount"] = np.where(
-                rows, sums["_cur_discount"] * self.discount, sums["_cur_discount"]
-            )
-        if self.batch_step is not None:
-            self.batch_step(sums, reward, env_info, rows)
-
-    def _step_objects(self, observation, action, reward, done, agent_info, env_info, rows) -> None:  # noqa: ANN001
-        stepped = range(self.n) if rows is None else np.flatnonzero(rows).tolist()
-        for b in stepped:
-            self.objects[b].step(
-                buffer_row(observation, b),
-                buffer_row(action, b),
-                reward[b],
-                bool(done[b]),
-                None if agent_info is None else buffer_row(agent_info, b),
-                buffer_row(env_info, b),
-            )
-
-    def __len__(self) -> int:
-        return self.n
-
-    def __getitem__(self, b: int) -> TrajInfo:
-        if not self.vectorized:
-            return self.objects[b]
-        traj_info = self.TrajInfoCls()
-        for key, array in self.sums.items():
-            value = array[b]
-            traj_info[key] = int(value) if array.dtype.kind == "i" else float(value)
-        return traj_info
-
-    def __setitem__(self, b: int, traj_info: TrajInfo) -> None:
-        if not self.vectorized:
-            self.objects[b] = traj_info
-            return
-        for key, array in self.sums.items():
-            array[b] = traj_info[key]
-
-    def finish(self, rows: list[int], final_observation: Any) -> list[TrajInfo]:
-        """Hand in the trajectories of envs ``rows`` (in order) and start them afresh.
-
-        The same as ``batch[b].terminate(final_observation[b])`` then
-        ``batch[b] = TrajInfoCls()`` for each row, with fewer Python calls per row.
-        """
-        if not self.vectorized:
-            done = []
-            for b in rows:
-                done.append(self.objects[b].terminate(buffer_row(final_observation, b)))
-                self.objects[b] = self.TrajInfoCls()
-            return done
-        values = {key: array[rows].tolist() for key, array in self.sums.items()}
-        cls, template = self._cls, self._template
-        done = []
-        for j, b in enumerate(rows):
-            traj_info = cls.__new__(cls)
-            dict.update(traj_info, template)
-            for key, column in values.items():
-                traj_info[key] = column[j]
-            if self._terminates:
-                traj_info = traj_info.terminate(buffer_row(final_observation, b))
-            done.append(traj_info)
-        for key, value in self._fresh.items():
-            self.sums[key][rows] = value
-        return done
-
-    def reset_rows(self, mask: np.ndarray) -> None:
-        """Start the envs where ``mask`` afresh (their trajectories are dropped)."""
-        if not self.vectorized:
-            for b in np.flatnonzero(mask).tolist():
-                self.objects[b] = self.TrajInfoCls()
-            return
-        for key, value in self._fresh.items():
-            self.sums[key][mask] = value
-
 
 # -- a vector env as a list of envs -----------------------------------------------------------
 
@@ -301,11 +154,14 @@ class VecCollectorMixin(EpisodeStepper):
     """Steps a vector env in place of a list of envs (see the module docstring).
 
     Works with the training collectors (reset and wait-reset, CPU and GPU, double-buffered) and
-    the evaluation collectors. Which rows count at a step: all (reset collectors), those not
-    waiting (wait-reset collectors: ``need_reset``), those still short of their quota
-    (evaluation: ``active``), minus rows that a ``next_step_reset`` backend spent resetting;
-    rows that do not count record what a waiting wait-reset row records (null action, zero
-    reward, ``done``, the last observation) in training, and are ignored in evaluation.
+    the evaluation collectors, through the policy hooks of the episode step that each family
+    overrides: ``mid_batch_reset`` (reset collectors: the vector env resets ended envs itself),
+    :meth:`~EpisodeStepper._waiting_rows` (wait-reset collectors) and
+    :meth:`~EpisodeStepper._active_rows` (evaluation collectors). Which rows count at a step:
+    all, minus the waiting ones, minus those past their quota, minus rows that a
+    ``next_step_reset`` backend spent resetting; rows that do not count record what a waiting
+    wait-reset row records (null action, zero reward, ``done``, the last observation) in
+    training, and are ignored in evaluation.
     """
 
     envs: list[Any]
@@ -324,7 +180,7 @@ class VecCollectorMixin(EpisodeStepper):
 
     def _reset_all(self) -> Any:
         vec_env = self.vec_env
-        vec_env.autoreset = getattr(self, "need_reset", None) is None  # wait-reset: no
+        vec_env.autoreset = self.mid_batch_reset
         if not vec_env.autoreset and not vec_env.can_reset_subset:
             vec_env.reset_envs(np.zeros(len(self.envs), dtype=bool))  # raises its clear error
         self._null_action = self.envs[0].action_space.null_value()
@@ -335,13 +191,17 @@ class VecCollectorMixin(EpisodeStepper):
         observation[:] = observations
 
     def _initial_inputs(self, observations: Any) -> AgentInputs:
-        samples_np = self.samples_np  # type: ignore[attr-defined]
-        observation = buffer_func(samples_np.env.observation[0], np.copy)
+        observation = buffer_func(self.samples_np.env.observation[0], np.copy)
         observation[:] = observations
-        prev_action = np.copy(samples_np.agent.prev_action[0])
+        prev_action = np.copy(self.samples_np.agent.prev_action[0])
         prev_action[:] = self._null_action
-        prev_reward = np.zeros_like(samples_np.env.prev_reward[0])
+        prev_reward = np.zeros_like(self.samples_np.env.prev_reward[0])
         return AgentInputs(observation, prev_action, prev_reward)
+
+    # Training collectors' attributes (BaseCollector) that the start-up hooks read.
+    samples_np: Any
+    seed: int | None
+    env_ranks: list[int]
 
     def _decorrelate(
         self, observations: Any, traj_infos: Any, max_decorrelation_steps: int
@@ -353,9 +213,7 @@ class VecCollectorMixin(EpisodeStepper):
         """
         if max_decorrelation_steps <= 0:
             return
-        seed = getattr(self, "seed", None)
-        ranks = getattr(self, "env_ranks", [0])
-        rng = np.random.default_rng(None if seed is None else [seed, ranks[0]])
+        rng = np.random.default_rng(None if self.seed is None else [self.seed, self.env_ranks[0]])
         space = self.envs[0].action_space
         vec_env = self.vec_env
         for _ in range(int(rng.integers(1, max_decorrelation_steps + 1))):
@@ -375,7 +233,7 @@ class VecCollectorMixin(EpisodeStepper):
         observation[mask] = _take(fresh, mask)
 
     def _restart_env(self, b: int, observation: Any) -> Any:
-        if getattr(self, "need_env_reset", None) is None:
+        if self.mid_batch_reset:
             return observation  # the vector env reset it already (or does on its next call)
         return super()._restart_env(b, observation)
 
@@ -394,38 +252,30 @@ class VecCollectorMixin(EpisodeStepper):
         Returns:
             The env_info record of ``[B_local]`` arrays, for ``write_env_infos``.
         """
-        if getattr(self, "active", None) is None and self._t % self.batch_T == 0:  # type: ignore[attr-defined]
-            self._clear_timeout_values()
-        waiting = getattr(self, "need_reset", None)
-        if waiting is not None and waiting.any():
+        waiting = self._waiting_rows()
+        if waiting is not None:
             action[waiting] = self._null_action  # also the next prev_action
-        else:
-            waiting = None
         before = None if traj_infos.vectorized else _copy(observation)
         out = self.vec_env.step(action, observation=observation, reward=reward, done=done)
-        rows = self._counting_rows(out.stepped, waiting, action, done)
+        active = self._active_rows()
+        rows = self._counting_rows(out.stepped, waiting, active, action, done)
         if waiting is not None:
             reward[waiting] = 0
             done[waiting] = True
             observation[waiting] = _take(self._frozen, waiting)
         env_info = out.env_info
-        if rows is not None and getattr(self, "active", None) is None and not rows.all():
+        if rows is not None and active is None and not rows.all():
             env_info = _zero_rows(env_info, ~rows)  # waiting rows, as per-env collectors
         traj_infos.step(before, action, reward, done, agent_info, env_info, rows)
         ended = _ended(env_info, done, rows)
         if ended.any():
             self._hand_in(ended, out.final_observation, traj_infos, completed)
-            if "timeout" in env_info._fields:
-                timeouts = ended & env_info.timeout
-                self._record_timeout_values(timeouts, out.final_observation, action, reward)
-        if getattr(self, "active", None) is None:
-            self._t += 1
+            if self._truncations is not None and "timeout" in env_info._fields:
+                self._note_truncations(ended & env_info.timeout, out.final_observation)
         finished = done if rows is None else done & rows
         if finished.any():
             self._envs_done(finished, observation)
         return env_info
-
-    _t = 0  # time steps of training batches so far (the row is _t % batch_T)
 
     def _hand_in(
         self, ended: np.ndarray, final: Any, traj_infos: TrajInfoBatch, completed: list
@@ -440,40 +290,17 @@ class VecCollectorMixin(EpisodeStepper):
         for b in rows:
             self._end_trajectory(b, buffer_row(final, b), cast(Any, traj_infos), completed)
 
-    def _clear_timeout_values(self) -> None:
-        """A new training batch: this collector's ``timeout_value`` rows are unknown (NaN)."""
-        buffer = getattr(getattr(self, "samples_np", None), "agent", None)
-        timeout_value = getattr(buffer, "timeout_value", None)
-        if timeout_value is not None:
-            timeout_value[:] = np.nan
-
-    def _record_timeout_values(
-        self, timeouts: np.ndarray, final: Any, action: np.ndarray, reward: np.ndarray
-    ) -> None:
-        """``samples.agent.timeout_value[t, b]`` = V(final observation) where a time limit cut.
-
-        Only where the buffer has the field (policy gradients), in training, with an agent of
-        the collector's own that is not recurrent (its value needs no recurrent state); other
-        rows stay NaN, and the algorithm falls back to ``value[t]`` there.
-        """
-        if getattr(self, "active", None) is not None or not timeouts.any():
-            return
-        buffer = getattr(getattr(self, "samples_np", None), "agent", None)
-        timeout_value = getattr(buffer, "timeout_value", None)
-        agent = self.agent
-        if timeout_value is None or agent is None or getattr(agent, "recurrent", False):
-            return
-        t = self._t % self.batch_T  # type: ignore[attr-defined]
-        inputs = torchify_buffer(
-            AgentInputs(_take(final, timeouts), action[timeouts], reward[timeouts])
-        )
-        value = cast(Any, agent).value(*inputs)
-        timeout_value[t, timeouts] = value.numpy()
+    def _note_truncations(self, timeouts: np.ndarray, final: Any) -> None:
+        """File the final observations of the envs a time limit cut (see ``_truncations``)."""
+        truncations = cast(list, self._truncations)
+        for b in np.flatnonzero(timeouts).tolist():
+            truncations.append((b, buffer_row(final, b)))
 
     def _counting_rows(
         self,
         stepped: np.ndarray | None,
         waiting: np.ndarray | None,
+        active: np.ndarray | None,
         action: np.ndarray,
         done: np.ndarray,
     ) -> np.ndarray | None:
@@ -484,7 +311,6 @@ class VecCollectorMixin(EpisodeStepper):
         last observation).
         """
         rows = None if waiting is None else ~waiting
-        active = getattr(self, "active", None)  # evaluation collectors
         if stepped is not None:
             resetting = ~stepped
             if active is None:
@@ -502,7 +328,7 @@ class VecCollectorMixin(EpisodeStepper):
         """The done hook per finished env; wait-reset collectors freeze their observations."""
         for b in np.flatnonzero(finished).tolist():
             self._env_done(b)
-        if getattr(self, "need_reset", None) is not None:  # they wait from now on
+        if not self.mid_batch_reset:  # they wait from now on
             if self._frozen is None:
                 self._frozen = _copy(observation)
             self._frozen[finished] = _take(observation, finished)

@@ -41,7 +41,7 @@ from rlpyt.samplers.serial.sampler import SerialSampler
 from rlpyt.samplers.vector import TrajInfoBatch, VecEnvSlot
 from rlpyt.utils.logging import logger
 from tests.integration.test_parallel_samplers import TWO_WORKERS, assert_same_samples
-from tests.unit.samplers.vector_helpers import count_vec_make, list_vec_make
+from tests.unit.samplers.vector_helpers import CountEnv, count_vec_make, list_vec_make
 
 ENV = dict(id="CartPole-v1", max_episode_steps=30)  # time limits within a few batches
 
@@ -84,8 +84,12 @@ def run(SamplerCls, EnvCls, env_kwargs, wait_reset=False, recurrent=False, n_itr
     return batches, infos
 
 
-def same_but_timeout_value(expected, actual, path):
-    assert torch.isnan(expected.agent.timeout_value).all()
+def same_samples(expected, actual, path, SamplerCls):  # noqa: N803
+    """Equal samples; GPU collectors (no agent in the worker) leave ``timeout_value`` NaN."""
+    if SamplerCls is not GpuSampler:
+        assert_same_samples(expected, actual, path)
+        return
+    assert torch.isnan(actual.agent.timeout_value).all()
     assert_same_samples(expected.env, actual.env, path + ".env")
     for field in ("action", "prev_action", "agent_info", "bootstrap_value"):
         assert_same_samples(
@@ -122,12 +126,14 @@ def test_vector_collectors_give_the_per_env_samples(wait_reset, recurrent):
     assert expected[-1].env.env_info.timeout.any() or any(
         b.env.env_info.timeout.any() for b in expected
     ), "no time limit reached: the test would not cover truncations"
+    # timeout_value: V(final observation) from per-env and vector CPU collectors alike
+    # (checked by test_timeout_value_is_the_value_of_the_final_observation); recurrent: NaN.
+    recorded = any(not torch.isnan(b.agent.timeout_value).all() for b in expected)
+    assert recorded != recurrent
     for SamplerCls in (SerialSampler, CpuSampler, GpuSampler):
         batches, infos = run(SamplerCls, list_vec_make, ENV, wait_reset, recurrent)
         for e, a in zip(expected, batches, strict=True):
-            # timeout_value: NaN from per-env collectors, V(final observation) from vector ones
-            # (checked by test_timeout_value_is_the_value_of_the_final_observation).
-            same_but_timeout_value(e, a, f"vector {SamplerCls.__name__}")
+            same_samples(e, a, f"vector {SamplerCls.__name__}", SamplerCls)
         assert infos == expected_infos, SamplerCls.__name__
 
 
@@ -176,9 +182,10 @@ def test_serial_sampler_builds_one_vector_env_and_resumes_exactly():
     sampler.shutdown()
 
 
-def test_timeout_value_is_the_value_of_the_final_observation():
+@pytest.mark.parametrize("EnvCls", [count_vec_make, CountEnv], ids=["vector", "per_env"])
+def test_timeout_value_is_the_value_of_the_final_observation(EnvCls):  # noqa: N803
     horizon, discount = 5, 0.9
-    sampler = SerialSampler(count_vec_make, dict(horizon=horizon), batch_T=8, batch_B=3)
+    sampler = SerialSampler(EnvCls, dict(horizon=horizon), batch_T=8, batch_B=3)
     agent = ClassicFfAgent()
     examples = sampler.initialize(agent, seed=0, bootstrap_value=True)
     samples, _ = sampler.obtain_samples(0)
@@ -216,7 +223,7 @@ def test_gymnasium_sync_vector_env_gives_the_per_env_samples(wait_reset):
     for SamplerCls in (SerialSampler, CpuSampler):
         batches, infos = run(SamplerCls, make_vec, sync, wait_reset, n_itr=3)
         for e, a in zip(expected, batches, strict=True):
-            same_but_timeout_value(e, a, f"make_vec sync {SamplerCls.__name__}")
+            same_samples(e, a, f"make_vec sync {SamplerCls.__name__}", SamplerCls)
         assert infos == expected_infos
 
 

@@ -8,7 +8,12 @@ import pytest
 from rlpyt.agents.pg.classic import ClassicFfAgent
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.envs.traj_info import TrajInfo
-from rlpyt.samplers.episode import agent_info_rows, trajectory_ended
+from rlpyt.samplers.episode import (
+    EpisodeStepper,
+    agent_info_rows,
+    has_traj_done,
+    trajectory_ended,
+)
 from rlpyt.samplers.serial.sampler import SerialSampler
 from rlpyt.utils.collections import NamedTupleSchema
 
@@ -74,3 +79,45 @@ def test_overriding_trajinfo_receives_each_envs_own_agent_info_row(collector):
         ]
         assert matches, f"rows of {traj._values[:3]}... not found in any env's column"
     sampler.shutdown()
+
+
+def test_has_traj_done_is_asked_of_the_record_type():
+    assert not has_traj_done(NamedTupleSchema("EnvInfo", ["timeout"])(True))
+    assert not has_traj_done(None)
+    assert has_traj_done(AtariLike(0.0, False))
+
+
+class LivesEnv:
+    """Loses a life (done, not traj_done) every 2 steps; the game ends at the 3rd life lost."""
+
+    def __init__(self):
+        self.t, self.resets = 0, 0
+
+    def reset(self):
+        self.t, self.resets = 0, self.resets + 1
+        return np.zeros(1, dtype=np.float32)
+
+    def step(self, action):
+        self.t += 1
+        life_lost, game_over = self.t % 2 == 0, self.t >= 6
+        return np.full(1, self.t, np.float32), 1.0, life_lost, AtariLike(1.0, game_over)
+
+
+class Stepper(EpisodeStepper):
+    def __init__(self, envs):
+        self.envs, self.TrajInfoCls, self.agent = envs, TrajInfo, None
+
+
+def test_the_episode_step_ends_trajectories_on_traj_done_not_on_done():
+    envs = [LivesEnv(), LivesEnv()]
+    stepper = Stepper(envs)
+    observation, traj_infos, completed = np.zeros((2, 1), np.float32), [TrajInfo(), TrajInfo()], []
+    done, reward = np.zeros(2, bool), np.zeros(2, np.float32)
+    dones = []
+    for _ in range(7):
+        stepper.step_envs(np.zeros(2, int), observation, reward, done, None, traj_infos, completed)
+        dones.append(done.copy())
+    assert [d[0] for d in dones] == [False, True, False, True, False, True, False]
+    assert [t.Length for t in completed] == [6, 6]  # one game each, lives lost inside it
+    assert [env.resets for env in envs] == [1, 1]  # reset at the game's end only
+    assert observation[0, 0] == 1.0  # the step after the reset
