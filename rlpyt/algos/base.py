@@ -18,8 +18,8 @@ from rlpyt.utils.buffer import buffer_func
 
 if TYPE_CHECKING:
     from rlpyt.protocols import Agent
-    from rlpyt.samplers.collections import BatchSpec, Samples
     from rlpyt.utils.collections import AttrDict
+    from rlpyt.utils.records import BatchSpec, Samples
 
 
 PIN_MIN_BYTES = 1 << 16  # host batches from this size on are pinned before a CUDA copy

@@ -38,8 +38,8 @@ from rlpyt.utils.logging import logger
 
 if TYPE_CHECKING:
     from rlpyt.protocols import Agent, ReplayAgent
-    from rlpyt.samplers.collections import BatchSpec, Samples
     from rlpyt.utils.collections import AttrDict
+    from rlpyt.utils.records import BatchSpec, Samples
 
 Records = dict[str, list[torch.Tensor]]
 Inputs = tuple[torch.Tensor, torch.Tensor, torch.Tensor]

@@ -39,8 +39,8 @@ from rlpyt.utils.logging import logger
 
 if TYPE_CHECKING:
     from rlpyt.protocols import Agent, ReplayAgent
-    from rlpyt.samplers.collections import BatchSpec, Samples
     from rlpyt.utils.collections import AttrDict
+    from rlpyt.utils.records import BatchSpec, Samples
 
 SamplesToBuffer = namedarraytuple("SamplesToBuffer", ["observation", "action", "reward", "done"])
 SamplesToBufferTl = namedarraytuple(

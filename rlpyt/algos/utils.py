@@ -7,7 +7,8 @@ or their time-limit variants :func:`discount_return_tl` and
 (``env_info.timeout``); it masks the steps after a column's first ``done`` with
 :func:`valid_from_done` when the sampler did not reset envs mid-batch, or the agent is recurrent.
 :func:`discount_return_n_step` is rlpyt's n-step return for replay algorithms (the DQN family);
-no algorithm of this package calls it yet.
+no algorithm of this package calls it yet. :func:`bootstrap_target` is the target every replay
+algorithm (DQN's family, DDPG, TD3, SAC) builds from a replay draw's n-step return.
 
 Every function accepts numpy arrays or torch tensors (all inputs of one call the same kind), laid
 out time-major ``[T, ...]``, usually ``[T, B]``. ``done`` (and ``timeout``) may be bool or float;
@@ -317,3 +318,25 @@ def valid_from_done(done: Array) -> Array:
     valid_np = np.ones_like(done_np)
     valid_np[1:] = 1 - np.minimum(np.cumsum(done_np[:-1], axis=0), 1)
     return valid_np
+
+
+def bootstrap_target(samples: Any, target_value: torch.Tensor) -> torch.Tensor:
+    """``return_ + (1 - done_n) * target_discount * target_value``, masked with ``where``.
+
+    The one-step-or-n-step target of every replay algorithm (DQN's family, DDPG, TD3, SAC).
+    ``target_value`` of rows that met a terminal is ignored, not multiplied by zero. The
+    samples are on ``target_value``'s device already (the algorithm's one move per draw).
+
+    Args:
+        samples: a replay draw with ``return_``, ``done_n`` and ``target_discount``, each
+            ``[B]`` (or ``[T, B]``).
+        target_value: ``[B]`` (or ``[T, B]``), the target network's value of the state
+            ``n`` steps on.
+
+    Returns:
+        The target ``[B]`` (or ``[T, B]``).
+    """
+    bootstrapped = samples.target_discount * target_value
+    return samples.return_ + torch.where(
+        samples.done_n.bool(), torch.zeros_like(bootstrapped), bootstrapped
+    )

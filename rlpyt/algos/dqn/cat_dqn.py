@@ -21,7 +21,7 @@ from rlpyt.utils.tensor import select_at_indexes
 
 if TYPE_CHECKING:
     from rlpyt.agents.dqn.catdqn_agent import CatDqnAgent
-    from rlpyt.samplers.collections import BatchSpec
+    from rlpyt.utils.records import BatchSpec
 
 PROB_FLOOR = 1e-6  # probabilities are clamped here before taking logs
 PROJECTION_CHUNK = 1024  # rows projected at once ([rows, n_atoms, n_atoms] weights)

@@ -29,11 +29,12 @@ import torch
 import torch.nn.functional as F
 
 from rlpyt.algos.replay_base import Records, ReplayRlAlgorithm
+from rlpyt.algos.utils import bootstrap_target  # also imported from here (its first home)
 from rlpyt.utils.tensor import select_at_indexes
 
 if TYPE_CHECKING:
     from rlpyt.agents.dqn.dqn_agent import DqnAgent
-    from rlpyt.samplers.collections import BatchSpec
+    from rlpyt.utils.records import BatchSpec
 
 OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "tdAbsErr"])
 
@@ -311,15 +312,3 @@ class DQN(ReplayRlAlgorithm):
         span = max(1, self.pri_beta_itr - self.min_itr_learn)
         progress = min(1.0, max(0, itr - self.min_itr_learn) / span)
         return self.pri_beta_init + progress * (self.pri_beta_final - self.pri_beta_init)
-
-
-def bootstrap_target(samples: Any, target_value: torch.Tensor) -> torch.Tensor:
-    """``return_ + (1 - done_n) * target_discount * target_value``, masked with ``where``.
-
-    ``target_value`` of rows that met a terminal is ignored, not multiplied by zero. The
-    samples are on ``target_value``'s device already (the algorithm's one move per draw).
-    """
-    bootstrapped = samples.target_discount * target_value
-    return samples.return_ + torch.where(
-        samples.done_n.bool(), torch.zeros_like(bootstrapped), bootstrapped
-    )

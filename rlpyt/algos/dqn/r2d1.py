@@ -65,8 +65,8 @@ from rlpyt.utils.tensor import select_at_indexes, valid_mean
 
 if TYPE_CHECKING:
     from rlpyt.agents.dqn.r2d1_agent import R2d1AgentBase as R2d1Agent
-    from rlpyt.samplers.collections import BatchSpec, Samples
     from rlpyt.utils.collections import AttrDict
+    from rlpyt.utils.records import BatchSpec, Samples
 
 OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "tdAbsErr", "priority"])
 

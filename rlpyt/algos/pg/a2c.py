@@ -14,7 +14,7 @@ from rlpyt.algos.pg.base import OptInfo, PolicyGradientAlgo, opt_info_from
 from rlpyt.utils.tensor import valid_mean
 
 if TYPE_CHECKING:
-    from rlpyt.samplers.collections import Samples
+    from rlpyt.utils.records import Samples
 
 
 class A2C(PolicyGradientAlgo):

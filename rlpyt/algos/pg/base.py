@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from rlpyt.distributions.categorical import DistInfo
     from rlpyt.distributions.gaussian import DistInfoStd
     from rlpyt.protocols import Agent
-    from rlpyt.samplers.collections import BatchSpec, Samples
     from rlpyt.utils.collections import AttrDict
+    from rlpyt.utils.records import BatchSpec, Samples
 
 OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "entropy", "perplexity"])
 __all__ = ["LossInputs", "OptInfo", "PolicyGradientAlgo", "make_optimizer", "with_foreach"]

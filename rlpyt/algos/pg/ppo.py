@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from rlpyt.distributions.categorical import DistInfo
     from rlpyt.distributions.gaussian import DistInfoStd
     from rlpyt.protocols import Agent
-    from rlpyt.samplers.collections import BatchSpec, Samples
     from rlpyt.utils.collections import AttrDict
+    from rlpyt.utils.records import BatchSpec, Samples
 
 
 class PPO(PolicyGradientAlgo):

@@ -27,8 +27,8 @@ from rlpyt.replays.non_sequence.uniform import UniformReplayBuffer
 from rlpyt.utils.logging import logger
 
 if TYPE_CHECKING:
-    from rlpyt.samplers.collections import BatchSpec
     from rlpyt.utils.collections import AttrDict
+    from rlpyt.utils.records import BatchSpec
 
 __all__ = ["QpgAlgo", "Records", "backward_into", "opt_info_from"]
 

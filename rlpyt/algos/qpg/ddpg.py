@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from rlpyt.algos.dqn.dqn import bootstrap_target
 from rlpyt.algos.qpg.base import QpgAlgo
 from rlpyt.algos.replay_base import Records, agent_inputs, backward_into
+from rlpyt.algos.utils import bootstrap_target
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.ddpg_agent import DdpgAgent

@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import torch
 
-from rlpyt.algos.dqn.dqn import bootstrap_target
 from rlpyt.algos.qpg.base import QpgAlgo
 from rlpyt.algos.replay_base import Inputs, Records, agent_inputs, backward_into
+from rlpyt.algos.utils import bootstrap_target
 from rlpyt.utils.checks import check_number
 
 if TYPE_CHECKING:
