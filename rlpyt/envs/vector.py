@@ -6,8 +6,9 @@ apart, and each sampler or worker builds one vector env over its slice of B with
 ``EnvCls(num_envs=B_local, **env_kwargs)``. The vector collectors
 (``rlpyt.samplers.vector``) call :meth:`VecEnv.reset` once, :meth:`VecEnv.step` once per time
 step and :meth:`VecEnv.reset_envs` between batches (wait-reset). Adapters:
-``rlpyt.envs.gym_vector`` (gymnasium ``VectorEnv``, every ``make_vec`` mode) and
-``rlpyt.envs.envpool`` (envpool, optional extra).
+``rlpyt.envs.gym_vector`` (gymnasium ``VectorEnv``, every ``make_vec`` mode),
+``rlpyt.envs.envpool`` (envpool, optional extra) and :class:`EnvListVecEnv` (a list of per-env
+envs; ``EnvCls=EnvListMaker(EnvCls)``).
 
 Semantics every adapter provides (they are rlpyt's per-env ones, so the per-env and the vector
 collectors give the same samples):
@@ -41,7 +42,7 @@ from typing import Any, cast
 import numpy as np
 
 from rlpyt.envs.base import Env, EnvSpacesMixin, EnvStep
-from rlpyt.utils.buffer import buffer_func
+from rlpyt.utils.buffer import buffer_from_example, buffer_func
 
 VecEnvStep = namedtuple(
     "VecEnvStep",
@@ -206,3 +207,128 @@ def _stack(value: Any, n: int) -> Any:
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return cast(Any, value)._make(_stack(v, n) for v in value)
     return np.repeat(np.asarray(value)[None], n, axis=0)
+
+
+class EnvListVecEnv(VecEnv):
+    """A list of per-env envs as one vector env, stepped one env after the other.
+
+    The vector collectors then do the batched bookkeeping (one ``TrajInfoBatch`` step, masks)
+    over ordinary envs; the envs see the calls the per-env collectors make (an ended
+    trajectory's env is reset within the same step under ``autoreset``; with ``autoreset``
+    False it is not stepped again until :meth:`reset_envs`), so the samples are the per-env
+    ones. ``env_info`` is the envs' own records stacked into ``[B]`` arrays (rows of envs not
+    stepped hold zeros); trajectories end on ``env_info.traj_done`` where the record has it.
+
+    Args:
+        envs: The envs, at least one, all of one kind (same spaces and info record).
+    """
+
+    can_reset_subset = True
+    next_step_reset = False
+
+    def __init__(self, envs: list[Env]):
+        if not envs:
+            raise ValueError("EnvListVecEnv needs at least one env.")
+        self.envs = list(envs)
+        self.num_envs = len(self.envs)
+        self._action_space = self.envs[0].action_space
+        self._observation_space = self.envs[0].observation_space
+        self._horizon = self.envs[0].horizon
+        self._reward = np.zeros(self.num_envs, dtype=np.float32)
+        self._done = np.zeros(self.num_envs, dtype=bool)
+        self._waiting = np.zeros(self.num_envs, dtype=bool)  # autoreset False: ended, not reset
+        self._observation: Any = None  # [B, ...], built at the first reset
+        self._env_info: Any = None  # record of [B] arrays, built at the first step
+
+    def seed(self, seed: int | None = None) -> None:
+        """Env b gets ``env.seed(seed + b)`` (envs without ``seed`` are left alone)."""
+        if seed is None:
+            return
+        for b, env in enumerate(self.envs):
+            if callable(getattr(env, "seed", None)):
+                env.seed(seed + b)
+
+    def reset(self, *, observation: Any = None) -> Any:
+        """Reset every env; returns the observations ``[B, ...]``."""
+        first = [env.reset() for env in self.envs]
+        if self._observation is None:
+            self._observation = buffer_from_example(first[0], self.num_envs)
+        for b, o in enumerate(first):
+            self._observation[b] = o
+        self._waiting[:] = False
+        return deliver(self._observation, observation)
+
+    def reset_envs(self, mask: np.ndarray, *, observation: Any = None) -> Any:
+        """Reset the envs where ``mask``; returns every env's current observation."""
+        for b in np.flatnonzero(mask).tolist():
+            self._observation[b] = self.envs[b].reset()
+            self._waiting[b] = False
+        return deliver(self._observation, observation)
+
+    def step(
+        self,
+        action: Any,
+        *,
+        observation: Any = None,
+        reward: np.ndarray | None = None,
+        done: np.ndarray | None = None,
+    ) -> VecEnvStep:
+        """Step every env that does not wait with ``action[b]``; see the module semantics."""
+        waited = self._waiting.copy()
+        infos: list = [None] * self.num_envs
+        final = None
+        for b in np.flatnonzero(~waited).tolist():
+            o, r, d, info = self.envs[b].step(action[b])
+            self._reward[b], self._done[b], infos[b] = r, d, info
+            if info.traj_done if "traj_done" in getattr(info, "_fields", ()) else d:
+                if final is None:
+                    final = buffer_func(self._observation, np.copy)
+                final[b] = o
+                if self.autoreset:
+                    o = self.envs[b].reset()
+                else:
+                    self._waiting[b] = True
+            self._observation[b] = o
+        self._reward[waited] = 0
+        self._done[waited] = True  # as per-env wait-reset collectors record them
+        return VecEnvStep(
+            deliver(self._observation, observation),
+            deliver(self._reward, reward),
+            deliver(self._done, done),
+            self._stack_infos(infos),
+            final,
+            None,
+        )
+
+    def _stack_infos(self, infos: list) -> Any:
+        """The envs' info records as one record of ``[B]`` arrays (zeros where None)."""
+        if self._env_info is None:
+            example = next((info for info in infos if info is not None), None)
+            if example is None:
+                return None
+            self._env_info = buffer_from_example(example, self.num_envs)
+        for b, info in enumerate(infos):
+            self._env_info[b] = 0 if info is None else info
+        return self._env_info
+
+    def close(self) -> None:
+        """Close every env."""
+        for env in self.envs:
+            env.close()
+
+
+class EnvListMaker:
+    """A vector-env maker over per-env envs: ``EnvListMaker(EnvCls)`` as a sampler's ``EnvCls``.
+
+    Builds ``EnvListVecEnv([EnvCls(**env_kwargs) for _ in range(num_envs)])``; picklable (for
+    spawn workers) when ``EnvCls`` is.
+    """
+
+    vectorized = True
+
+    def __init__(self, EnvCls: Callable[..., Env]):  # noqa: N803
+        self.EnvCls = EnvCls
+
+    def __call__(self, num_envs: int = 1, **env_kwargs: Any) -> EnvListVecEnv:
+        """``num_envs`` envs ``EnvCls(**env_kwargs)`` as one vector env."""
+        return EnvListVecEnv([self.EnvCls(**env_kwargs) for _ in range(num_envs)])

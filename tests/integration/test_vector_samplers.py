@@ -22,6 +22,7 @@ from rlpyt.algos.pg.a2c import A2C
 from rlpyt.algos.qpg.sac import SAC
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.envs.gym_vector import make_vec
+from rlpyt.envs.vector import EnvListMaker
 from rlpyt.runners.async_rl import AsyncRl
 from rlpyt.runners.minibatch_rl import MinibatchRl, MinibatchRlEval
 from rlpyt.samplers.async_.collectors import (
@@ -356,3 +357,15 @@ def test_sac_and_r2d1_train_on_vector_envs():
             logger.enable()
         assert rows[-1]["Diagnostics/CumSteps"] == n_steps
         assert rows[-1]["Diagnostics/CumUpdates"] > 0, type(algo).__name__
+
+
+@pytest.mark.parametrize("wait_reset", [False, True], ids=["reset", "wait_reset"])
+def test_per_env_envs_wrapped_as_a_vector_env_give_the_per_env_samples(wait_reset):
+    """``EnvListMaker(gym_make)``: the per-env CartPoles through the vector collectors."""
+    expected, expected_infos = run(SerialSampler, gym_make, ENV, wait_reset)
+    assert any(not torch.isnan(b.agent.timeout_value).all() for b in expected)
+    for SamplerCls in (SerialSampler, CpuSampler):  # CpuSampler: the maker pickles
+        batches, infos = run(SamplerCls, EnvListMaker(gym_make), ENV, wait_reset)
+        for e, a in zip(expected, batches, strict=True):
+            assert_same_samples(e, a, f"EnvListVecEnv {SamplerCls.__name__}")
+        assert infos == expected_infos
