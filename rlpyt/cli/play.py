@@ -30,6 +30,7 @@ from rlpyt.cli.spec import RunSpec
 from rlpyt.distributions.categorical import Categorical
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.envs.vector import SingleEnvView, is_vector_env_maker
 from rlpyt.runners.snapshot import (
     UnreadableSnapshotError,
     find_snapshot,
@@ -175,7 +176,36 @@ def _from_cli_section(cli: dict[str, Any]) -> tuple[Any, Callable, dict, Callabl
             f"params.json's 'cli' section cannot be rebuilt by this version of rlpyt ({error})."
         ) from None
     env_kwargs = getattr(components.sampler, "eval_env_kwargs", None) or components.env_kwargs
-    return components.agent, components.EnvCls, dict(env_kwargs), components.TrajInfoCls
+    return (
+        components.agent,
+        one_env_maker(components.EnvCls),
+        dict(env_kwargs),
+        components.TrajInfoCls,
+    )
+
+
+def one_env_maker(env_cls: Callable[..., Any]) -> Callable[..., Any]:
+    """The run's env constructor for one env.
+
+    A vector-env maker (``--vector``) makes a one-env vector env, seen as a per-env env; any
+    other constructor is itself.
+    """
+    if not is_vector_env_maker(env_cls):
+        return env_cls
+
+    def make_one(**env_kwargs: Any) -> Any:
+        return _OneEnv(env_cls(num_envs=1, **env_kwargs))
+
+    make_one.__name__ = f"one_env_of_{getattr(env_cls, '__name__', 'maker')}"
+    return make_one
+
+
+class _OneEnv(SingleEnvView):
+    """Row 0 of a one-env vector env, seeded as the vector env (``seed`` reaches its dynamics)."""
+
+    def seed(self, seed: int | None = None) -> None:
+        super().seed(seed)
+        self.vec_env.seed(seed)
 
 
 def _from_resolved_section(resolved: dict[str, Any]) -> tuple[Any, Callable, dict, Callable]:

@@ -2,7 +2,8 @@
 
 ``--runner async`` (and a config written for it, chosen by ``--config`` alone), ``--runner
 sync --ranks 2``, ``--vector gymnasium`` and a config written for gymnasium's vector envs each
-train a few hundred steps into a run folder whose params.json names the runner that ran.
+train a few hundred steps into a run folder whose params.json names the runner that ran; the
+vector-env runs then play (``rlpyt play`` steps one env of the same backend).
 """
 
 import csv
@@ -74,6 +75,8 @@ def test_vector_envs_train_from_the_cli(tmp_path, args):
     rows, params = trained(tmp_path, *args, "--set", "sampler.batch_T=32", "--steps", 256)
     assert params["resolved"]["sampler"]["kwargs"]["EnvCls"].endswith("make_vec")
     assert [row["Diagnostics/CumSteps"] for row in rows] == ["256"]
+    played = rlpyt("play", tmp_path / "runs" / "run_0", "--seed", 0, cwd=tmp_path)
+    assert played.returncode == 0 and "Episode 1: return" in played.stdout, played.stdout[-3000:]
 
 
 def test_a_runner_option_the_runner_lacks_is_a_usage_error(tmp_path):
