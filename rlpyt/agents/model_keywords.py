@@ -20,7 +20,10 @@ from __future__ import annotations
 import inspect
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rlpyt.envs.base import EnvSpaces
 
 
 def same_value(a: object, b: object) -> bool:
@@ -85,3 +88,33 @@ def model_keywords(
                     stacklevel=2,
                 )
     return {**defaults, **derived, **user, **env}
+
+
+class AtariMixin:
+    """Model keywords from Atari env spaces: ``image_shape`` (C, H, W) and ``output_size``.
+
+    Shared by the policy-gradient and deep-Q Atari agents (their models take the same names);
+    rlpyt's paths ``rlpyt.agents.pg.atari`` and ``rlpyt.agents.dqn.atari.mixin`` export it.
+    """
+
+    def make_env_to_model_kwargs(self, env_spaces: EnvSpaces) -> dict[str, Any]:
+        """``image_shape=observation.shape``, ``output_size=action.n``."""
+        return dict(
+            image_shape=tuple(env_spaces.observation.shape),
+            output_size=int(env_spaces.action.n),
+        )
+
+
+class ClassicMixin:
+    """Model keywords from the env spaces: ``observation_shape``, ``action_size=action.n``.
+
+    The classic-control PG agents' keywords (``rlpyt.agents.pg.classic`` exports it); the
+    deep-Q ones rename ``action_size`` to ``output_size`` (``ClassicDqnMixin``).
+    """
+
+    def make_env_to_model_kwargs(self, env_spaces: EnvSpaces) -> dict[str, Any]:
+        """``observation_shape=observation.shape``, ``action_size=action.n``."""
+        return dict(
+            observation_shape=tuple(env_spaces.observation.shape),
+            action_size=int(env_spaces.action.n),
+        )

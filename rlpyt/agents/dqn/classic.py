@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from rlpyt.agents.dqn.catdqn_agent import CatDqnAgent
 from rlpyt.agents.dqn.dqn_agent import DqnAgent
 from rlpyt.agents.dqn.r2d1_agent import R2d1Agent, R2d1AlternatingAgent
-from rlpyt.agents.pg.classic import ClassicMixin
+from rlpyt.agents.model_keywords import ClassicMixin
 from rlpyt.models.dqn.classic_dqn_model import ClassicCatDqnModel, ClassicDqnModel
 from rlpyt.models.dqn.classic_r2d1_model import ClassicR2d1Model
 

@@ -6,24 +6,9 @@ Not in the original rlpyt, which had PG agents for Atari and Mujoco only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+from rlpyt.agents.model_keywords import ClassicMixin
 from rlpyt.agents.pg.categorical import CategoricalPgAgent, RecurrentCategoricalPgAgent
 from rlpyt.models.pg.classic_model import ClassicFfModel, ClassicLstmModel
-
-if TYPE_CHECKING:
-    from rlpyt.envs.base import EnvSpaces
-
-
-class ClassicMixin:
-    """Model keywords from the env spaces: ``observation_shape``, ``action_size=action.n``."""
-
-    def make_env_to_model_kwargs(self, env_spaces: EnvSpaces) -> dict[str, Any]:
-        """``observation_shape=observation.shape``, ``action_size=action.n``."""
-        return dict(
-            observation_shape=tuple(env_spaces.observation.shape),
-            action_size=int(env_spaces.action.n),
-        )
 
 
 class ClassicFfAgent(ClassicMixin, CategoricalPgAgent):
