@@ -1,5 +1,8 @@
 """Small helpers shared by models and agents: conv arithmetic, gradient scaling, state copies.
 
+``RnnState(h, c)`` is the LSTM state every recurrent model returns (PG and R2D1 alike), each
+field ``[N, B, H]`` (cuDNN's layout); the model modules that rlpyt named re-export it.
+
 Agents use :func:`update_state_dict` for target networks and parameter sync between the trained
 model and a shared CPU copy; :func:`strip_ddp_state_dict` makes state dicts saved from a
 ``DistributedDataParallel`` wrapper load into the bare model.
@@ -11,6 +14,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import torch
+
+from rlpyt.utils.collections import namedarraytuple
+
+RnnState = namedarraytuple("RnnState", ["h", "c"])  # each [N, B, H] (cuDNN layout)
 
 DDP_PREFIX = "module."
 

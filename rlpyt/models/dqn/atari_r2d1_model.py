@@ -21,7 +21,7 @@ import torch
 from rlpyt.models.dqn.atari_dqn_model import dqn_conv, scale_pixels
 from rlpyt.models.dqn.dueling import DuelingHeadModel
 from rlpyt.models.mlp import MlpModel
-from rlpyt.models.pg.atari_lstm_model import RnnState
+from rlpyt.models.utils import RnnState
 from rlpyt.utils.tensor import infer_leading_dims, restore_leading_dims
 
 

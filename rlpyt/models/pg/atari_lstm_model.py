@@ -9,10 +9,8 @@ import torch
 import torch.nn.functional as F
 
 from rlpyt.models.pg.atari_ff_model import atari_conv_head, scale_image
-from rlpyt.utils.collections import namedarraytuple
+from rlpyt.models.utils import RnnState
 from rlpyt.utils.tensor import infer_leading_dims, restore_leading_dims
-
-RnnState = namedarraytuple("RnnState", ["h", "c"])  # each [N, B, H] (cuDNN layout)
 
 
 class AtariLstmModel(torch.nn.Module):

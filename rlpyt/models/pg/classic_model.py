@@ -17,10 +17,8 @@ import torch
 import torch.nn.functional as F
 
 from rlpyt.models.mlp import MlpModel
-from rlpyt.utils.collections import namedarraytuple
+from rlpyt.models.utils import RnnState
 from rlpyt.utils.tensor import infer_leading_dims, restore_leading_dims
-
-RnnState = namedarraytuple("RnnState", ["h", "c"])  # each [N, B, H] (cuDNN layout)
 
 HIDDEN_GAIN = math.sqrt(2)
 POLICY_GAIN = 0.01

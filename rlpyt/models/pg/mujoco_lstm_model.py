@@ -11,10 +11,8 @@ import torch
 from rlpyt.models.mlp import MlpModel
 from rlpyt.models.pg.mujoco_ff_model import normalize_observation
 from rlpyt.models.running_mean_std import RunningMeanStdModel
-from rlpyt.utils.collections import namedarraytuple
+from rlpyt.models.utils import RnnState
 from rlpyt.utils.tensor import infer_leading_dims, restore_leading_dims
-
-RnnState = namedarraytuple("RnnState", ["h", "c"])  # each [N, B, H] (cuDNN layout)
 
 
 class MujocoLstmModel(torch.nn.Module):
