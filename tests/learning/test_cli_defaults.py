@@ -1,0 +1,57 @@
+"""Each algorithm's command-line default learns its default env within a stated budget.
+
+``rlpyt train ALGO`` with no options trains ALGO's default config on its default env
+(CartPole-v1 for the discrete algorithms, Pendulum-v1 for the continuous ones). Each test builds
+that run with the CLI's own function, ``build_components(RunSpec(ALGO, steps=BUDGET, seed=s,
+target_reward=TARGET))``, trains it in this process and passes once a logged ``ReturnAverage``
+reaches TARGET within BUDGET env steps: the trailing training return for PPO and A2C
+(``MinibatchRl``), the evaluation return of 10 episodes for the replay algorithms
+(``MinibatchRlEval``). Seeds are tried until one passes. A random policy averages about 22 on
+CartPole and about -1,200 on Pendulum. docs/cli.md lists the same budgets and targets.
+"""
+
+import math
+
+import pytest
+
+from rlpyt.cli.compose import build_components
+from rlpyt.cli.spec import RunSpec
+
+pytestmark = pytest.mark.learning
+
+CASES = {  # algorithm: (default env, budget in env steps, target ReturnAverage)
+    "ppo": ("CartPole-v1", 50_000, 150.0),
+    "a2c": ("CartPole-v1", 100_000, 100.0),
+    "dqn": ("CartPole-v1", 45_000, 200.0),
+    "catdqn": ("CartPole-v1", 45_000, 200.0),
+    "r2d1": ("CartPole-v1", 30_000, 100.0),
+    "ddpg": ("Pendulum-v1", 10_000, -400.0),
+    "td3": ("Pendulum-v1", 10_000, -400.0),
+    "sac": ("Pendulum-v1", 8_000, -400.0),
+    "sac_v": ("Pendulum-v1", 8_000, -400.0),
+}
+SEEDS = (0, 1)
+
+
+def best_return(algo, seed):
+    """Train the CLI default of ``algo``; returns (best ReturnAverage, steps at it)."""
+    _, budget, target = CASES[algo]
+    components = build_components(RunSpec(algo, steps=budget, seed=seed, target_reward=target))
+    best, at = float("-inf"), None
+    for row in components.make_runner().iter_train():
+        value = row.get("ReturnAverage")
+        if value is not None and not math.isnan(value) and value > best:  # NaN: no episode yet
+            best, at = float(value), int(row["Diagnostics/CumSteps"])
+    return best, at
+
+
+@pytest.mark.parametrize("algo", list(CASES))
+def test_cli_default_reaches_its_target_within_its_budget(algo):
+    env, budget, target = CASES[algo]
+    assert build_components(RunSpec(algo)).env_kwargs["id"] == env  # the default env
+    results = {}
+    for seed in SEEDS:
+        results[seed] = best_return(algo, seed)
+        if results[seed][0] >= target:
+            break
+    assert max(best for best, _ in results.values()) >= target, (algo, budget, results)
