@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from rlpyt.replays.async_ import AsyncReplayBufferMixin
-from rlpyt.replays.non_sequence.prioritized import PrioritizedReplay, SamplesToBufferPri
+from rlpyt.replays.prioritized import PrioritizedReplay, SamplesToBufferPri
 from rlpyt.replays.sequence.n_step import (
     SamplesFromReplay,
     SequenceNStepReturnBuffer,
