@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import torch
 
@@ -35,7 +36,6 @@ from rlpyt.utils.checks import check_number
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.sac_agent import SacAgent
-    from rlpyt.algos.qpg.sac_v import SAC_V
 
 OptInfo = namedtuple(
     "OptInfo",
@@ -92,7 +92,37 @@ def scaled_target(samples: Any, reward_scale: float, target_value: torch.Tensor)
     return bootstrap_target(samples, target_value)
 
 
-def build_pi_q_optimizers(algo: SAC | SAC_V) -> None:
+class PiQOptimizers(Protocol):
+    """What the helpers below use of SAC and SAC_V: pi, Q1, Q2, their parameters and optimizers.
+
+    A protocol rather than ``SAC | SAC_V``, so this module need not name ``sac_v`` (which
+    imports it: the import graph stays one-way).
+    """
+
+    agent: Any
+    learning_rate: float
+    _pi_params: list[torch.Tensor]
+    _q1_params: list[torch.Tensor]
+    _q2_params: list[torch.Tensor]
+    _q_params: list[torch.Tensor]
+    pi_optimizer: torch.optim.Optimizer
+    q1_optimizer: torch.optim.Optimizer
+    q2_optimizer: torch.optim.Optimizer
+
+    def make_optimizer(
+        self, params: Iterable[torch.Tensor], learning_rate: float
+    ) -> torch.optim.Optimizer:
+        """An optimizer over ``params`` (``ReplayRlAlgorithm.make_optimizer``)."""
+        ...
+
+    def step_optimizer(
+        self, optimizer: torch.optim.Optimizer, params: Sequence[torch.Tensor]
+    ) -> torch.Tensor:
+        """Clip, step and return the gradient norm (``ReplayRlAlgorithm.step_optimizer``)."""
+        ...
+
+
+def build_pi_q_optimizers(algo: PiQOptimizers) -> None:
     """pi's, Q1's and Q2's parameter lists and optimizers at ``learning_rate`` (SAC, SAC_V)."""
     agent = algo.agent
     algo._pi_params = list(agent.pi_parameters())
@@ -105,7 +135,7 @@ def build_pi_q_optimizers(algo: SAC | SAC_V) -> None:
 
 
 def step_pi_q_and_record(
-    algo: SAC | SAC_V,
+    algo: PiQOptimizers,
     losses: tuple[torch.Tensor, ...],
     values: tuple[torch.Tensor, ...],
     records: Records,
