@@ -55,7 +55,22 @@ def _descriptor_of(func: Any) -> Any:
 
 
 class FakeCuda(TorchFunctionMode):
-    """Run torch on the CPU as if marked tensors lived on ``cuda:0`` (see the module doc)."""
+    """Run torch on the CPU as if marked tensors lived on ``cuda:0`` (see the module doc).
+
+    cuDNN is switched off inside: on a CUDA build of torch, recurrent modules would otherwise
+    call cuDNN kernels for weights that report ``is_cuda`` but live on the CPU.
+    """
+
+    def __enter__(self):  # noqa: D105
+        self._cudnn = torch.backends.cudnn.flags(enabled=False)
+        self._cudnn.__enter__()
+        return super().__enter__()
+
+    def __exit__(self, *exc):  # noqa: D105
+        try:
+            return super().__exit__(*exc)
+        finally:
+            self._cudnn.__exit__(*exc)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: D105
         kwargs = kwargs or {}
