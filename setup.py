@@ -47,7 +47,7 @@ setup(
     python_requires=">=3.11",
     packages=find_packages(include=["rlpyt", "rlpyt.*"]),
     install_requires=[
-        "torch>=2.4",  # the oldest torch the suite is run on (2.4.1; numpy 2 needs >= 2.3)
+        "torch>=2.4",  # the oldest torch the unit suite was run on: 2.4.1
         "numpy>=1.26",
         "gymnasium>=1.0",
         "ale-py>=0.10",
