@@ -4,8 +4,8 @@ Every module of ``rlpyt/`` is parsed (not imported); each ``import`` of an ``rlp
 edge, wherever it stands: at module level, under ``if TYPE_CHECKING`` (the type checker follows
 it, and the design has the arrow) or inside a function (a deferred import is still a
 dependency). ``from rlpyt.x import y`` is an edge to ``rlpyt.x.y`` when that is a module, else to
-``rlpyt.x``. A module's *box* is its top-level package under ``rlpyt`` (``rlpyt.samplers.serial.
-sampler`` is in ``samplers``); top-level modules (``protocols``, ``plot``) are boxes of their own.
+``rlpyt.x``. A module's *box* is its top-level package under ``rlpyt`` (``rlpyt.samplers.serial``
+is in ``samplers``); top-level modules (``protocols``, ``plot``) are boxes of their own.
 ``rlpyt/cli`` has a finer check of its own pipeline in ``tests/unit/cli/test_import_graph.py``.
 """
 
