@@ -13,7 +13,9 @@ docs/gpu.md says how to carry it over. Stages (``--stages``, in this order):
   (``<slot_affinity_code> <log_dir> <run_ID> <config_key>``) with an affinity code that holds
   a GPU: A2C and PPO (ff, LSTM) on CartPole and Pong, DQN on CartPole and Pong (GpuSampler),
   CategoricalDQN and R2D1 on Pong, DDPG, TD3 and SAC on Pendulum, SAC_V on HalfCheetah, DQN
-  under AsyncRl with a CUDA optimizer and a GPU sampler, PPO under SyncRl on one GPU (NCCL).
+  under AsyncRl with a CUDA optimizer and a GPU sampler, PPO under SyncRl with two ranks on
+  GPU 0 (started by the script's ``--ranks 2 --cuda_idx 0``; ranks sharing a GPU reduce with
+  gloo, ranks on GPUs of their own with NCCL, which needs a machine with several GPUs).
   Each gets a variant small enough for seconds of training and at least 20 gradient updates;
   it passes when the script exits 0, its progress.csv logs at least 20 updates, and every
   logged loss is finite. Up to ``--parallel`` scripts run at once.
@@ -195,7 +197,6 @@ class TrainCase:
     needs: str = ""  # a module the case needs (skipped, and said, without it)
 
 
-EVAL_OFF = {"eval_n_envs": 0}
 SMALL_EVAL = {"eval_n_envs": 1, "eval_max_steps": 200, "eval_max_trajectories": 1}
 ATARI_SAMPLER = {"batch_T": 4, "batch_B": 4, "max_decorrelation_steps": 0}
 ATARI_DQN = {
@@ -275,7 +276,7 @@ TRAIN_CASES = [
         "atari/dqn/train/atari_r2d1_gpu.py",
         "r2d1",
         {
-            "runner": {"n_steps": 320, "log_interval_steps": 160},
+            "runner": {"n_steps": 480, "log_interval_steps": 160},
             "algo": {
                 "min_steps_learn": 64,
                 "batch_B": 4,
@@ -306,13 +307,13 @@ TRAIN_CASES = [
         {
             "runner": {"n_steps": 2000, "log_interval_steps": 500},
             "algo": {"min_steps_learn": 64, "replay_size": 1024, "batch_size": 16},
-            "sampler": {**ATARI_SAMPLER, **EVAL_OFF},
+            "sampler": {**ATARI_SAMPLER, **SMALL_EVAL},
         },
         "loss",
         kind="async",
     ),
     TrainCase(
-        "PPO CartPole, SyncRl (1 GPU rank, NCCL)",
+        "PPO CartPole, SyncRl (2 ranks sharing GPU 0, gloo)",
         "classic/pg/train/cartpole_ppo_sync.py",
         "0",
         {"runner": {"n_steps": 512, "log_interval_steps": 256}},
@@ -335,10 +336,6 @@ def affinity_code(kind: str, dry_run: bool) -> str:
             sample_gpu_per_run=n_gpu,
             optim_sample_share_gpu=True,
             set_affinity=False,
-        )
-    elif kind == "sync":
-        code = encode_affinity(
-            n_cpu_core=cores, n_gpu=n_gpu, gpu_per_run=1, cpu_per_run=cores, set_affinity=False
         )
     else:
         code = encode_affinity(n_cpu_core=cores, n_gpu=n_gpu, cpu_per_run=cores, set_affinity=False)
@@ -377,8 +374,15 @@ def train_one(ctx: Context, case: TrainCase) -> Check:
     from rlpyt.utils.launching.variant import VARIANT
 
     (log_dir / VARIANT).write_text(json.dumps(case.variant))
-    code = affinity_code(case.kind, ctx.dry_run)
-    command = [sys.executable, str(SCRIPTS / case.script), code, str(log_dir), "0", case.key]
+    command = [sys.executable, str(SCRIPTS / case.script)]
+    if case.kind == "sync":  # the script starts its ranks itself, one GPU for both
+        runner = case.variant["runner"]
+        command += ["--log_dir", str(log_dir), "--run_ID", "0", "--config_key", case.key]
+        command += ["--n_steps", str(runner["n_steps"]), "--ranks", "2"]
+        command += ["--log_interval_steps", str(runner["log_interval_steps"])]
+        command += [] if ctx.dry_run else ["--cuda_idx", "0"]
+    else:
+        command += [affinity_code(case.kind, ctx.dry_run), str(log_dir), "0", case.key]
     timeout = 1200 if ctx.dry_run else 420  # the dry run trains Atari CNNs on a CPU
     rc, output, seconds = ctx.run(f"train {case.name}", command, timeout, cwd=log_dir)
     ok, figure = judge_training(read_progress(log_dir / "run_0"), case.loss)

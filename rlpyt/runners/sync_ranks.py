@@ -88,17 +88,18 @@ def make_store(world_size: int, timeout: float) -> dist.TCPStore:
 def init_process_group(
     rank: int,
     world_size: int,
-    cuda: bool,
+    nccl: bool,
     timeout: float,
     port: int | None = None,
     store: dist.Store | None = None,
 ) -> str:
-    """Join the default process group: NCCL when this rank has a GPU, else gloo.
+    """Join the default process group: NCCL or gloo.
 
     Args:
         rank: This process's rank.
         world_size: Number of ranks.
-        cuda: This rank trains on a GPU.
+        nccl: Use NCCL (every rank on a GPU of its own); else gloo (CPU ranks, or ranks that
+            share a GPU: NCCL refuses two ranks on one device, gloo reduces CUDA tensors too).
         timeout: Seconds a collective may wait for the other ranks before it raises.
         port: rlpyt's start, ranks above 0: the port of rank 0's store on 127.0.0.1.
         store: rlpyt's start, rank 0: its store (:func:`make_store`). Neither ``port`` nor
@@ -107,7 +108,7 @@ def init_process_group(
     Returns:
         The backend's name.
     """
-    backend = "nccl" if cuda else "gloo"
+    backend = "nccl" if nccl else "gloo"
     delta = timedelta(seconds=timeout)
     if store is None and port is not None:
         store = dist.TCPStore("127.0.0.1", port, world_size, is_master=False, timeout=delta)

@@ -117,7 +117,7 @@ class SyncRlMixin:
             rank, world_size, seed, port, reports = self._joined
             self._set_rank(rank, world_size, seed, self._rank_affinities()[rank])
             reports.put(("ready", rank, None))
-            init_process_group(rank, world_size, self._cuda, self.collective_timeout, port)
+            init_process_group(rank, world_size, self._nccl(), self.collective_timeout, port)
             return str(resume_from) if resume_from else None  # resolved by the master
         if torchrun is not None:
             return self._join_torchrun(*torchrun, resume_from)
@@ -130,7 +130,7 @@ class SyncRlMixin:
         if isinstance(affinity, list | tuple):
             affinity = self._rank_affinities(local_rank + 1)[local_rank]
         self._set_rank(rank, world_size, 0, dict(affinity or {}))
-        init_process_group(rank, world_size, self._cuda, self.collective_timeout)
+        init_process_group(rank, world_size, self._nccl(), self.collective_timeout)
         seed = self.seed if rank == 0 and self.seed is not None else make_seed()
         self.seed = self._from_rank0(lambda: seed) + RANK_SEED_STRIDE * rank
         return self._from_rank0(lambda: snapshot_to_resume(resume_from))
@@ -158,7 +158,7 @@ class SyncRlMixin:
             finally:
                 self._ranks = ranks  # after start: the ranks' copies of the runner lack it
             ranks.gather("ready")  # a rank that fails to start raises here, not a hang
-        init_process_group(0, world_size, self._cuda, self.collective_timeout, store=store)
+        init_process_group(0, world_size, self._nccl(), self.collective_timeout, store=store)
         return resume_path
 
     def _set_rank(self, rank: int, world_size: int, seed: int, affinity: dict) -> None:
@@ -172,6 +172,16 @@ class SyncRlMixin:
         if rank > 0:  # only rank 0 writes the run folder and the console
             logger.disable()
             self._muted = True
+
+    def _nccl(self) -> bool:
+        """NCCL when every rank has a GPU of its own; gloo for CPU ranks or a shared GPU."""
+        if not self._cuda:
+            return False
+        affinities = getattr(self, "affinities", None)
+        if affinities is None:  # torchrun with one affinity for all: each rank's GPU assumed
+            return True
+        gpus = [a.get("cuda_idx") for a in affinities]
+        return None not in gpus and len(set(gpus)) == len(gpus)
 
     def _rank_affinities(self, at_least: int = 1) -> list[dict]:
         """The affinity list (kept as ``affinities``; ``affinity`` becomes this rank's)."""
@@ -252,7 +262,7 @@ class SyncRlMixin:
         found = super().find_divergence(opt_info)  # type: ignore[misc]
         if self.world_size == 1:
             return found
-        device = torch.device("cuda") if self._cuda else torch.device("cpu")
+        device = torch.device("cuda") if self._nccl() else torch.device("cpu")  # NCCL: CUDA only
         flag = torch.tensor([0.0 if found is None else 1.0], device=device)
         dist.all_reduce(flag, op=dist.ReduceOp.MAX)
         if flag.item() == 0.0:

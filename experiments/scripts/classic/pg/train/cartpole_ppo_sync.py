@@ -14,6 +14,11 @@ torchrun (each torchrun process is one rank; one node or many)::
     torchrun --nnodes 2 --nproc-per-node 4 --rdzv-backend c10d \\
         --rdzv-endpoint HOST:29400 --rdzv-id run1 cartpole_ppo_sync.py --log_dir /shared/sync
 
+Without torchrun, ``--ranks N`` starts N ranks from this process (``--cuda_idx 0``: all of them
+train on GPU 0 and reduce with gloo; ranks on GPUs of their own use NCCL)::
+
+    python cartpole_ppo_sync.py --log_dir /tmp/sync --ranks 2 --cuda_idx 0
+
 Config: ``configs[config_key]`` of ``rlpyt.experiments.configs.classic.pg.cartpole_ppo``. Each
 rank samples that config's ``batch_T x batch_B`` (weak scaling: the global batch grows with
 the ranks; pass ``--batch_B`` to keep it). Only rank 0 writes ``<log_dir>/run_<run_ID>/``.
@@ -67,6 +72,9 @@ def torchrun_main(argv):
     parser.add_argument("--log_interval_steps", type=float, default=None)
     parser.add_argument("--batch_B", type=int, default=None, help="envs per rank")
     parser.add_argument("--ranks", type=int, default=2, help="without torchrun: ranks to start")
+    parser.add_argument(
+        "--cuda_idx", type=int, default=None, help="GPU of every rank (shared: gloo, not NCCL)"
+    )
     args = parser.parse_args(argv)
     config = copy.deepcopy(configs[args.config_key])
     for key in ("n_steps", "log_interval_steps"):
@@ -75,7 +83,7 @@ def torchrun_main(argv):
     if args.batch_B is not None:
         config["sampler"]["batch_B"] = args.batch_B
     # torchrun: one dict for every rank; started here: one per rank. One torch thread each.
-    affinity = dict(master_torch_threads=1, set_affinity=False)
+    affinity = dict(master_torch_threads=1, set_affinity=False, cuda_idx=args.cuda_idx)
     if torchrun_env() is None:
         affinity = [affinity] * args.ranks
     runner = build_runner(config, affinity)
