@@ -316,7 +316,7 @@ TRAIN_CASES = [
         "PPO CartPole, SyncRl (2 ranks sharing GPU 0, gloo)",
         "classic/pg/train/cartpole_ppo_sync.py",
         "0",
-        {"runner": {"n_steps": 512, "log_interval_steps": 256}},
+        {"runner": {"n_steps": 1024, "log_interval_steps": 512}},
         "loss",
         kind="sync",
     ),
