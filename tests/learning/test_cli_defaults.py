@@ -8,6 +8,10 @@ reaches TARGET within BUDGET env steps: the trailing training return for PPO and
 (``MinibatchRl``), the evaluation return of 10 episodes for the replay algorithms
 (``MinibatchRlEval``). Seeds are tried until one passes. A random policy averages about 22 on
 CartPole and about -1,200 on Pendulum. docs/cli.md lists the same budgets and targets.
+
+Where seed 0 reached each target when this was written (env steps, ReturnAverage): ppo 20,480
+(177.6), a2c 20,000 (128.7), dqn 38,912 (500), catdqn 24,320 (229.4), r2d1 9,920 (133.5),
+ddpg 5,000 (-208), td3 6,000 (-337), sac 4,000 (-85), sac_v 4,000 (-85).
 """
 
 import math
