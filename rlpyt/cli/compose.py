@@ -244,14 +244,26 @@ def affinity(built: BuiltConfig) -> Any:
     """The runner's affinity: unpinned worker CPUs; one dict per rank; async's two parts."""
     spec = built.resolution.spec
     workers = worker_affinity(spec)
+    gpu = {} if spec.cuda_idx is None else {"cuda_idx": check_cuda_idx(spec.cuda_idx)}
     if built.runner == "async":
-        return {"optimizer": [{}], "sampler": workers}
+        return {"optimizer": [gpu], "sampler": workers}
     if built.runner == "sync":
         from rlpyt.runners.sync_ranks import torchrun_env  # noqa: PLC0415
 
-        rank = dict(workers, master_torch_threads=1, set_affinity=False)
+        rank = dict(workers, master_torch_threads=1, set_affinity=False, **gpu)
         return rank if torchrun_env() is not None else [rank] * (spec.ranks or DEFAULT_RANKS)
-    return workers
+    return dict(workers, **gpu)
+
+
+def check_cuda_idx(cuda_idx: int) -> int:
+    """``cuda_idx`` if this machine has that GPU, else a ValueError saying what it has."""
+    import torch  # noqa: PLC0415
+
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if cuda_idx >= count:
+        has = f"GPUs 0-{count - 1}" if count else "no CUDA GPU (torch sees none)"
+        raise ValueError(f"--cuda-idx {cuda_idx}: this machine has {has}.")
+    return cuda_idx
 
 
 def worker_affinity(spec: RunSpec) -> dict[str, Any]:

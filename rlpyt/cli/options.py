@@ -79,6 +79,11 @@ RUN_OPTIONS: list[Callable[[Callable], Callable]] = [
                       "the native vectorized env where the id has one) or envpool (the envpool "
                       "extra; Atari games and the envs it ships). Default: one env object per "
                       "env, unless the config is written for a backend."),
+    click.option("--cuda-idx", "cuda_idx", type=click.IntRange(min=0), default=None,
+                 metavar="N",
+                 help="Train on GPU N (the runner's affinity cuda_idx; with --sampler gpu or "
+                      "alternating the sampler's batched forward runs there too). Default: "
+                      "the CPU."),
     click.option("--n-workers", type=click.IntRange(min=1), default=None,
                  help="Worker processes of a parallel sampler. Default: one per allowed CPU "
                       "(at most one per env)."),

@@ -52,6 +52,8 @@ class RunSpec:
         snapshot_replay: Snapshots hold the replay buffer (``algo.snapshot_replay=True``).
         wandb: Also log to Weights & Biases: ``logger_context``'s ``wandb`` dict (project,
             entity, group, tags; ``{}`` for W&B's defaults); None: no W&B.
+        cuda_idx: The GPU that trains (the runner's ``affinity["cuda_idx"]``; every rank of a
+            ``sync`` run, the optimizer of an ``async`` one); None: the CPU.
     """
 
     algo: str
@@ -76,6 +78,7 @@ class RunSpec:
     check_finite: bool = True
     snapshot_replay: bool = False
     wandb: dict[str, Any] | None = None
+    cuda_idx: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serializable dict (``from_dict`` inverts it)."""
