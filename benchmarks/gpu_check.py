@@ -405,11 +405,10 @@ def stage_train(ctx: Context) -> None:
 
 def bench_commands(dry_run: bool) -> list[tuple[str, list[str]]]:
     device = "cpu" if dry_run else "cuda"
-    short = (
-        ["--seconds", "1", "--warmup", "0.3", "--repeats", "1"]
-        if dry_run
-        else ["--seconds", "4", "--warmup", "1", "--repeats", "3"]
+    window = (
+        ["--seconds", "1", "--repeats", "1"] if dry_run else ["--seconds", "4", "--repeats", "3"]
     )
+    short = [*window, "--warmup", "0.3" if dry_run else "1"]  # r2d1_speed has no warm-up window
     fill = (
         ["--fill", "600", "--learning-starts", "500", "--replay-size", "2000"]
         if dry_run
@@ -424,7 +423,7 @@ def bench_commands(dry_run: bool) -> list[tuple[str, list[str]]]:
                 "r2d1_speed.py",
                 "--device",
                 device,
-                *short,
+                *window,
                 *(["--fill", "640", "--batch-B", "4"] if dry_run else []),
             ],
         ),
