@@ -11,7 +11,7 @@ MUJOCO_STAMP := $(VENV)/.rlpyt-mujoco-installed
 ENVPOOL_STAMP := $(VENV)/.rlpyt-envpool-installed
 DOCS_STAMP := $(VENV)/.rlpyt-docs-installed
 
-.PHONY: setup demo test test-fast docs docs-build lint format type check bench clean
+.PHONY: setup demo test test-fast docs docs-build lint format type check bench clean gpu-wheels gpu-check
 
 setup: $(STAMP)
 
