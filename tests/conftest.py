@@ -74,3 +74,27 @@ def pytest_xdist_make_scheduler(config, log):
             return work_unit_of(nodeid)
 
     return WorkUnitScheduling(config, log)
+
+
+@pytest.fixture
+def offline_wandb(tmp_path, monkeypatch):
+    """W&B offline and silent, its folders in tmp_path, no API key; a fresh logger.
+
+    Yields the folder W&B writes its runs in (``WANDB_DIR``). Nothing reaches the network.
+    """
+    from rlpyt.utils.logging import logger
+
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    for name, folder in (
+        ("WANDB_DIR", "wandb_dir"),
+        ("WANDB_CONFIG_DIR", "wandb_config"),
+        ("WANDB_CACHE_DIR", "wandb_cache"),
+        ("WANDB_DATA_DIR", "wandb_data"),
+    ):
+        monkeypatch.setenv(name, str(tmp_path / folder))
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    (tmp_path / "wandb_dir").mkdir()
+    logger.reset()
+    yield tmp_path / "wandb_dir"
+    logger.reset()

@@ -14,25 +14,14 @@ import pytest
 from click.testing import CliRunner
 
 from rlpyt.cli.main import rlpyt
-from rlpyt.utils.logging import logger
 from rlpyt.utils.logging.wandb import cell_value, read_run_file
 
 pytest.importorskip("wandb")
 
 
 @pytest.fixture
-def wandb_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("WANDB_MODE", "offline")
-    monkeypatch.setenv("WANDB_SILENT", "true")
-    monkeypatch.setenv("WANDB_DIR", str(tmp_path / "wandb_dir"))
-    monkeypatch.setenv("WANDB_CONFIG_DIR", str(tmp_path / "wandb_config"))
-    monkeypatch.setenv("WANDB_CACHE_DIR", str(tmp_path / "wandb_cache"))
-    monkeypatch.setenv("WANDB_DATA_DIR", str(tmp_path / "wandb_data"))
-    monkeypatch.delenv("WANDB_API_KEY", raising=False)
-    os.makedirs(tmp_path / "wandb_dir")
-    logger.reset()
-    yield tmp_path / "wandb_dir"
-    logger.reset()
+def wandb_dir(offline_wandb):
+    return offline_wandb  # tests/conftest.py
 
 
 def wandb_run_of(run_dir, wandb_dir, newest=False):

@@ -18,7 +18,6 @@ import pytest
 
 from rlpyt.experiments.configs.classic.pg.cartpole_ppo import configs
 from rlpyt.utils.launching.variant import update_config
-from rlpyt.utils.logging import logger
 from rlpyt.utils.logging.context import EXPERIMENT_MARKER, logger_context
 from rlpyt.utils.logging.wandb import cell_value, read_run_file
 
@@ -34,21 +33,6 @@ def load_script(relative_path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-@pytest.fixture
-def offline_wandb(tmp_path, monkeypatch):
-    monkeypatch.setenv("WANDB_MODE", "offline")
-    monkeypatch.setenv("WANDB_SILENT", "true")
-    monkeypatch.setenv("WANDB_DIR", str(tmp_path / "wandb_dir"))
-    monkeypatch.setenv("WANDB_CONFIG_DIR", str(tmp_path / "wandb_config"))
-    monkeypatch.setenv("WANDB_CACHE_DIR", str(tmp_path / "wandb_cache"))
-    monkeypatch.setenv("WANDB_DATA_DIR", str(tmp_path / "wandb_data"))
-    monkeypatch.delenv("WANDB_API_KEY", raising=False)
-    os.makedirs(tmp_path / "wandb_dir")
-    logger.reset()
-    yield tmp_path / "wandb_dir"
-    logger.reset()
 
 
 def test_offline_wandb_runs_of_the_demo_sweep_hold_progress_csv(tmp_path, offline_wandb):

@@ -24,19 +24,9 @@ pytest.importorskip("wandb")
 
 
 @pytest.fixture(autouse=True)
-def offline_wandb(tmp_path, monkeypatch):
-    """W&B offline, silent, with its folders in tmp_path; a fresh logger."""
-    monkeypatch.setenv("WANDB_MODE", "offline")
-    monkeypatch.setenv("WANDB_SILENT", "true")
-    monkeypatch.setenv("WANDB_DIR", str(tmp_path / "wandb_dir"))
-    monkeypatch.setenv("WANDB_CONFIG_DIR", str(tmp_path / "wandb_config"))
-    monkeypatch.setenv("WANDB_CACHE_DIR", str(tmp_path / "wandb_cache"))
-    monkeypatch.setenv("WANDB_DATA_DIR", str(tmp_path / "wandb_data"))
-    monkeypatch.delenv("WANDB_API_KEY", raising=False)
-    os.makedirs(tmp_path / "wandb_dir")
-    logger.reset()
-    yield
-    logger.reset()
+def _offline(offline_wandb):
+    """Every test here: W&B offline, its folders in tmp_path (``offline_wandb``, conftest)."""
+    return offline_wandb
 
 
 def run_file(wandb_dir):
