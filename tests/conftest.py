@@ -98,3 +98,20 @@ def offline_wandb(tmp_path, monkeypatch):
     logger.reset()
     yield tmp_path / "wandb_dir"
     logger.reset()
+
+
+@pytest.fixture
+def gloo_world_of_one(tmp_path, monkeypatch):
+    """A torch.distributed process group of one rank (gloo, file store), left after the test.
+
+    ``MASTER_ADDR`` is set through monkeypatch and so removed again: left in the environment,
+    it made later SyncRl runs in the same process think they were started by torchrun.
+    """
+    import torch.distributed as dist
+
+    monkeypatch.setenv("MASTER_ADDR", "127.0.0.1")
+    dist.init_process_group(
+        "gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1
+    )
+    yield
+    dist.destroy_process_group()

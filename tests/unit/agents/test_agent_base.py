@@ -1,10 +1,8 @@
 import copy
 import multiprocessing as mp
-import os
 
 import pytest
 import torch
-import torch.distributed as dist
 
 from rlpyt.agents.base import BaseAgent, model_state_dict_of
 from rlpyt.agents.pg.classic import ClassicFfAgent
@@ -185,16 +183,6 @@ def test_send_reaches_a_sampler_in_another_process():
 def test_async_cpu_requires_shared_memory():
     with pytest.raises(RuntimeError, match="share_memory"):
         _agent().async_cpu()
-
-
-@pytest.fixture
-def gloo_world_of_one(tmp_path):
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    dist.init_process_group(
-        "gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1
-    )
-    yield
-    dist.destroy_process_group()
 
 
 def test_data_parallel_on_cpu(gloo_world_of_one):

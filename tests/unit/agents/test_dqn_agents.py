@@ -2,12 +2,10 @@
 
 import copy
 import math
-import os
 
 import numpy as np
 import pytest
 import torch
-import torch.distributed as dist
 
 from rlpyt.agents.dqn.atari.atari_catdqn_agent import AtariCatDqnAgent
 from rlpyt.agents.dqn.atari.atari_dqn_agent import AtariDqnAgent
@@ -427,16 +425,6 @@ def test_atari_dqn_agent_steps_pong():
 
 
 # -- data parallel and devices ----------------------------------------------------------------
-
-
-@pytest.fixture
-def gloo_world_of_one(tmp_path):
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    dist.init_process_group(
-        "gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1
-    )
-    yield
-    dist.destroy_process_group()
 
 
 def test_data_parallel_wraps_only_the_online_model(gloo_world_of_one):

@@ -1,12 +1,10 @@
 """Q-function policy-gradient agents: DdpgAgent, Td3Agent, SacAgent and SAC_V's SacAgent."""
 
 import math
-import os
 
 import numpy as np
 import pytest
 import torch
-import torch.distributed as dist
 from gymnasium import spaces as gym_spaces
 
 from rlpyt.agents.qpg.ddpg_agent import DdpgAgent
@@ -473,16 +471,6 @@ def test_cpu_workers_match_serial_and_see_min_itr_learn_given_after_start(AgentC
 
 
 # -- data parallel and devices ----------------------------------------------------------------
-
-
-@pytest.fixture
-def gloo_world_of_one(tmp_path):
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    dist.init_process_group(
-        "gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1
-    )
-    yield
-    dist.destroy_process_group()
 
 
 @pytest.mark.parametrize("AgentCls", [Td3Agent, SacVAgent])

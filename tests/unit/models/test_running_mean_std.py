@@ -1,7 +1,4 @@
-import os
-
 import numpy as np
-import pytest
 import torch
 import torch.distributed as dist
 
@@ -29,16 +26,6 @@ def test_initial_stats_and_buffers_in_state_dict():
     rms = RunningMeanStdModel((2, 2))
     assert torch.equal(rms.mean, torch.zeros(2, 2)) and torch.equal(rms.var, torch.ones(2, 2))
     assert set(rms.state_dict()) == {"mean", "var", "count"}
-
-
-@pytest.fixture
-def gloo_world_of_one(tmp_path):
-    os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
-    dist.init_process_group(
-        "gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1
-    )
-    yield
-    dist.destroy_process_group()
 
 
 def test_update_all_reduces_under_torch_distributed(gloo_world_of_one, monkeypatch):
