@@ -124,7 +124,10 @@ def test_async_rl_stops_at_the_optimization_that_diverged(tmp_path):
         dqn(replay_ratio=4),
         ClassicDqnAgent(),
         sampler(AsyncSerialSampler),
-        n_steps=10 * T * B,
+        # Far more steps than the first update needs: the sampler process is not held back by
+        # the optimizer, and on a busy machine it finished 10 iterations before the optimizer's
+        # first update (the run then ended without diverging). Divergence ends it early anyway.
+        n_steps=200 * T * B,
         affinity=dict(optimizer=[dict()], sampler={}),
         seed=3,
         log_interval_steps=T * B,
