@@ -57,7 +57,9 @@ def train(agent, tmp_path):
         algo=algo,
         agent=agent,
         sampler=sampler,
-        n_steps=100_000,
+        # 200 batches of 512: what rlpyt's rounding to whole log intervals made of 100,000
+        # steps before runs trained the steps asked (PPO's learning-rate schedule follows n_itr).
+        n_steps=102_400,
         log_interval_steps=10_000,
         seed=1,
         log_traj_window=20,
