@@ -486,3 +486,67 @@ class Collector(Protocol):
     def reset_if_needed(self, agent_inputs: Any) -> None:
         """Between batches: reset envs that wait for it (wait-reset collectors)."""
         ...
+
+
+@runtime_checkable
+class RecurrentAgent(Protocol):
+    """An agent that carries rnn state from one sampling step to the next.
+
+    ``sampling_rnn_state``: that state (a namedarraytuple of ``[B, ...]`` tensors, or None
+    before the first step; see ``rlpyt.agents.recurrent``); runners save and restore it with
+    snapshots for an exact resume. Non-recurrent agents lack the member.
+    """
+
+    sampling_rnn_state: Any
+
+
+@runtime_checkable
+class AsyncSampler(Protocol):
+    """What the asynchronous runners use of an asynchronous sampler (``rlpyt.samplers.async_``).
+
+    In the master, ``async_initialize`` initializes the agent in shared memory and allocates
+    the double buffer; in the sampler process, ``initialize`` builds the envs, then
+    ``obtain_samples(itr, db_idx)`` fills half ``db_idx`` of the double buffer and
+    ``evaluate_agent`` runs evaluation episodes.
+    """
+
+    batch_spec: BatchSpec
+    mid_batch_reset: bool
+
+    def async_initialize(
+        self,
+        agent: Agent,
+        bootstrap_value: bool = False,
+        traj_info_kwargs: dict | None = None,
+        seed: int | None = None,
+    ) -> tuple[tuple[Samples, Samples], AttrDict]:
+        """In the master: returns ``(double_buffer, examples)`` (torch views, ``[T, B]``)."""
+        ...
+
+    def initialize(self, affinity: dict | None = None) -> None:
+        """In the sampler process: build the envs and collectors."""
+        ...
+
+    def obtain_samples(self, itr: int, db_idx: int = 0) -> list[TrajInfo]:
+        """Fill half ``db_idx`` of the double buffer; returns the completed TrajInfos."""
+        ...
+
+    def evaluate_agent(self, itr: int) -> list[TrajInfo]:
+        """Run evaluation episodes; returns the completed TrajInfos."""
+        ...
+
+    def shutdown(self) -> None:
+        """Release envs and processes (idempotent)."""
+        ...
+
+
+@runtime_checkable
+class AsyncReplayAlgorithm(ReplayAlgorithm, Protocol):
+    """What ``AsyncRlBase`` uses besides ``ReplayAlgorithm``: the ratio and start of learning.
+
+    ``replay_ratio``: gradient-step samples per env step (the runner throttles the optimizer
+    to it); ``min_steps_learn``: env steps before the first update.
+    """
+
+    replay_ratio: float
+    min_steps_learn: int
