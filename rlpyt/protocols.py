@@ -539,6 +539,14 @@ class AsyncSampler(Protocol):
         """Release envs and processes (idempotent)."""
         ...
 
+    def state_dict(self) -> dict:
+        """State for a resume (the envs live in the sampler process: nothing of theirs)."""
+        ...
+
+    def load_state_dict(self, state: dict) -> None:
+        """Restore what ``state_dict`` returned."""
+        ...
+
 
 @runtime_checkable
 class AsyncReplayAlgorithm(ReplayAlgorithm, Protocol):
