@@ -30,7 +30,7 @@ import itertools
 import multiprocessing as mp
 import re
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import torch
 from torch.nn.parallel import DistributedDataParallel
@@ -60,6 +60,7 @@ AgentInputsRnn = namedarraytuple(
 AgentStep = namedarraytuple("AgentStep", ["action", "agent_info"])
 
 CPU = torch.device("cpu")
+TreeT = TypeVar("TreeT")  # a tensor, or a (nested) record of tensors: moved, kept in shape
 ModelClass = Callable[..., torch.nn.Module]  # a model class (or any function that builds one)
 
 
@@ -387,7 +388,7 @@ class BaseAgent:
         # Skip the structure walk when it cannot move anything (the sampler's hot path).
         return inputs if self.device.type == "cpu" else buffer_to(inputs, self.device)
 
-    def _to_cpu(self, outputs: Any) -> Any:
+    def _to_cpu(self, outputs: TreeT) -> TreeT:
         return outputs if self.device.type == "cpu" else buffer_to(outputs, CPU)
 
     # The model's inputs from the agent's input tuple: moved to the device. Agents that also
@@ -401,7 +402,9 @@ class BaseAgent:
         """Per-collector setup in a sampler worker (used by epsilon-greedy agents)."""
 
     @torch.no_grad()
-    def step(self, observation: Any, prev_action: Any, prev_reward: torch.Tensor) -> Any:
+    def step(
+        self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
+    ) -> Any:
         """One sampling step: ``AgentStep(action, agent_info)`` as CPU tensors."""
         raise NotImplementedError
 

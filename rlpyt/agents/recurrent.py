@@ -20,8 +20,13 @@ from rlpyt.utils.buffer import buffer_func, buffer_method
 if TYPE_CHECKING:
     from rlpyt.protocols import AgentMode
 
+RnnStateT = tuple[torch.Tensor, ...] | None
+"""An rnn state: a record of tensors (``RnnState(h, c)``), or None for zeros."""
+AltRnnState = tuple[RnnStateT, RnnStateT, int]
+"""The alternating agents' sampling state: ``(state of group 0, state of group 1, group)``."""
 
-def recorded_rnn_state(prev_rnn_state: Any, new_rnn_state: Any) -> Any:
+
+def recorded_rnn_state(prev_rnn_state: RnnStateT, new_rnn_state: tuple[torch.Tensor, ...]) -> Any:
     """The state to record in ``agent_info.prev_rnn_state``.
 
     That is the state before the step (zeros like ``new_rnn_state`` if it was None), transposed
@@ -54,21 +59,21 @@ class RecurrentAgentMixin:
         if self._prev_rnn_state is not None:
             self._prev_rnn_state[:, idx] = 0  # every field, through the namedarraytuple
 
-    def advance_rnn_state(self, new_rnn_state: Any) -> None:
+    def advance_rnn_state(self, new_rnn_state: RnnStateT) -> None:
         """Keep ``new_rnn_state`` (on the model's device) for the next step."""
         self._prev_rnn_state = new_rnn_state
 
     @property
-    def prev_rnn_state(self) -> Any:
+    def prev_rnn_state(self) -> RnnStateT:
         """The state the next ``step`` starts from (None = zeros); settable."""
         return self._prev_rnn_state
 
     @prev_rnn_state.setter
-    def prev_rnn_state(self, rnn_state: Any) -> None:
+    def prev_rnn_state(self, rnn_state: RnnStateT) -> None:
         self._prev_rnn_state = rnn_state
 
     @property
-    def sampling_rnn_state(self) -> Any:
+    def sampling_rnn_state(self) -> RnnStateT:
         """The state training-data sampling continues from, in any mode (for snapshots).
 
         In train or eval mode that is the stashed sampling state, not ``prev_rnn_state``.
@@ -77,7 +82,7 @@ class RecurrentAgentMixin:
         return self._prev_rnn_state if self._mode == "sample" else self._sample_rnn_state
 
     @sampling_rnn_state.setter
-    def sampling_rnn_state(self, rnn_state: Any) -> None:
+    def sampling_rnn_state(self, rnn_state: RnnStateT) -> None:
         if self._mode == "sample":
             self._prev_rnn_state = rnn_state
         else:
@@ -119,22 +124,22 @@ class AlternatingRecurrentAgentMixin:
         if state is not None:
             state[:, idx] = 0
 
-    def advance_rnn_state(self, new_rnn_state: Any) -> None:
+    def advance_rnn_state(self, new_rnn_state: RnnStateT) -> None:
         """Store the current group's new state, then switch to the other group."""
         self._prev_rnn_state_pair[self._alt] = new_rnn_state
         self._alt ^= 1
 
     @property
-    def prev_rnn_state(self) -> Any:
+    def prev_rnn_state(self) -> RnnStateT:
         """The current group's state (None = zeros); settable."""
         return self._prev_rnn_state_pair[self._alt]
 
     @prev_rnn_state.setter
-    def prev_rnn_state(self, rnn_state: Any) -> None:
+    def prev_rnn_state(self, rnn_state: RnnStateT) -> None:
         self._prev_rnn_state_pair[self._alt] = rnn_state
 
     @property
-    def sampling_rnn_state(self) -> Any:
+    def sampling_rnn_state(self) -> AltRnnState:
         """Where sampling continues, in any mode (for snapshots); settable.
 
         A tuple ``(state of group 0, state of group 1, current group)``.
@@ -144,7 +149,7 @@ class AlternatingRecurrentAgentMixin:
         return (*self._sample_rnn_state_pair, self._sample_alt)
 
     @sampling_rnn_state.setter
-    def sampling_rnn_state(self, value: Any) -> None:
+    def sampling_rnn_state(self, value: AltRnnState) -> None:
         pair, alt = [value[0], value[1]], int(value[2])
         if self._mode == "sample":
             self._prev_rnn_state_pair, self._alt = pair, alt

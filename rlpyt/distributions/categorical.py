@@ -6,11 +6,9 @@ Used by the categorical policy-gradient agents: the model outputs ``DistInfo(pro
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 
-from rlpyt.distributions.base import Distribution
+from rlpyt.distributions.base import Distribution, ProbInfo
 from rlpyt.distributions.discrete import DiscreteMixin
 from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.tensor import select_at_indexes
@@ -20,7 +18,7 @@ EPS = 1e-8  # Keeps log() finite and ratios defined where a probability is exact
 DistInfo = namedarraytuple("DistInfo", ["prob"])
 
 
-class Categorical(DiscreteMixin, Distribution):
+class Categorical(DiscreteMixin, Distribution[ProbInfo]):
     """Categorical distribution with the constructor of :class:`DiscreteMixin`.
 
     ``Categorical(dim, dtype=torch.long, onehot_dtype=torch.float)``. All methods take
@@ -28,7 +26,7 @@ class Categorical(DiscreteMixin, Distribution):
     ``[*lead]``.
     """
 
-    def _prob(self, dist_info: Any) -> torch.Tensor:
+    def _prob(self, dist_info: ProbInfo) -> torch.Tensor:
         prob = dist_info.prob
         if prob.shape[-1] != self.dim:
             raise ValueError(
@@ -37,7 +35,7 @@ class Categorical(DiscreteMixin, Distribution):
             )
         return prob
 
-    def sample(self, dist_info: Any, noise: torch.Tensor | None = None) -> torch.Tensor:
+    def sample(self, dist_info: ProbInfo, noise: torch.Tensor | None = None) -> torch.Tensor:
         """Draw one action index per leading index: ``[*lead]`` of ``self.dtype``.
 
         Sampling is by inverse CDF from uniforms: the same distribution as
@@ -60,25 +58,25 @@ class Categorical(DiscreteMixin, Distribution):
         index = torch.searchsorted(cdf, point, right=True).squeeze_(-1).clamp_(max=self.dim - 1)
         return index if index.dtype == self.dtype else index.to(self.dtype)
 
-    def kl(self, old_dist_info: Any, new_dist_info: Any) -> torch.Tensor:
+    def kl(self, old_dist_info: ProbInfo, new_dist_info: ProbInfo) -> torch.Tensor:
         """KL(old || new) = sum_a p_old(a) (log p_old(a) - log p_new(a))."""
         p = self._prob(old_dist_info)
         q = self._prob(new_dist_info)
         return torch.sum(p * (torch.log(p + EPS) - torch.log(q + EPS)), dim=-1)
 
-    def log_likelihood(self, indexes: torch.Tensor, dist_info: Any) -> torch.Tensor:
+    def log_likelihood(self, indexes: torch.Tensor, dist_info: ProbInfo) -> torch.Tensor:
         """``log prob[indexes]``; ``indexes: [*lead]`` integer."""
         return torch.log(select_at_indexes(indexes, self._prob(dist_info)) + EPS)
 
     def likelihood_ratio(
-        self, indexes: torch.Tensor, old_dist_info: Any, new_dist_info: Any
+        self, indexes: torch.Tensor, old_dist_info: ProbInfo, new_dist_info: ProbInfo
     ) -> torch.Tensor:
         """``p_new[indexes] / p_old[indexes]``, computed from probabilities directly."""
         new = select_at_indexes(indexes, self._prob(new_dist_info))
         old = select_at_indexes(indexes, self._prob(old_dist_info))
         return (new + EPS) / (old + EPS)
 
-    def entropy(self, dist_info: Any) -> torch.Tensor:
+    def entropy(self, dist_info: ProbInfo) -> torch.Tensor:
         """``-sum_a p(a) log p(a)``."""
         prob = self._prob(dist_info)
         return -torch.sum(prob * torch.log(prob + EPS), dim=-1)

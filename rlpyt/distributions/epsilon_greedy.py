@@ -18,7 +18,7 @@ from rlpyt.distributions.discrete import DiscreteMixin
 EpsilonLike = float | Sequence[float] | torch.Tensor
 
 
-class EpsilonGreedy(DiscreteMixin, Distribution):
+class EpsilonGreedy(DiscreteMixin, Distribution[torch.Tensor]):
     """Greedy argmax, replaced by a uniformly random action with probability epsilon.
 
     The random action is drawn over all ``dim`` actions, so it may coincide with the greedy

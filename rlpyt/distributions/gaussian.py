@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import torch
 import torch.nn.functional as F
 
-from rlpyt.distributions.base import Distribution
+from rlpyt.distributions.base import Distribution, MeanInfo
 from rlpyt.utils.collections import namedarraytuple
 
 EPS = 1e-8  # Keeps KL finite when a standard deviation is exactly zero.
@@ -32,7 +31,7 @@ def _tanh_log_abs_derivative(x: torch.Tensor) -> torch.Tensor:
     return 2 * (math.log(2) - x - F.softplus(-2 * x))
 
 
-class Gaussian(Distribution):
+class Gaussian(Distribution[MeanInfo]):
     """Multivariate Gaussian with independent dims (diagonal covariance).
 
     The standard deviation comes from ``dist_info.log_std`` unless ``std`` is set, in which
@@ -130,7 +129,7 @@ class Gaussian(Distribution):
 
     # Parameters.
 
-    def _log_std(self, dist_info: Any) -> torch.Tensor:
+    def _log_std(self, dist_info: MeanInfo) -> torch.Tensor:
         """``[*lead, dim]`` log std: the fixed ``std`` if set, else ``dist_info``'s, clamped."""
         mean = dist_info.mean
         if self.std is not None:
@@ -145,14 +144,14 @@ class Gaussian(Distribution):
             log_std = torch.clamp(log_std, min=self.min_log_std, max=self.max_log_std)
         return log_std
 
-    def _std(self, dist_info: Any) -> torch.Tensor:
+    def _std(self, dist_info: MeanInfo) -> torch.Tensor:
         if self.std is not None:  # Direct, so that std = 0 stays exactly 0.
             return self.std.to(dist_info.mean).expand_as(dist_info.mean)
         return torch.exp(self._log_std(dist_info))
 
     # Formulas.
 
-    def kl(self, old_dist_info: Any, new_dist_info: Any) -> torch.Tensor:
+    def kl(self, old_dist_info: MeanInfo, new_dist_info: MeanInfo) -> torch.Tensor:
         """KL(old || new), ``[*lead]``, summed over the action dims."""
         self._check_unsquashed("kl")
         squared_mean_diff = (old_dist_info.mean - new_dist_info.mean) ** 2
@@ -164,12 +163,12 @@ class Gaussian(Distribution):
         vals = (squared_mean_diff + old_var - new_var) / (2 * new_var + EPS)
         return torch.sum(vals + new_log_std - old_log_std, dim=-1)
 
-    def entropy(self, dist_info: Any) -> torch.Tensor:
+    def entropy(self, dist_info: MeanInfo) -> torch.Tensor:
         """Differential entropy, ``[*lead]``."""
         self._check_unsquashed("entropy")
         return torch.sum(self._log_std(dist_info) + 0.5 * (LOG_2PI + 1), dim=-1)
 
-    def log_likelihood(self, locations: torch.Tensor, dist_info: Any) -> torch.Tensor:
+    def log_likelihood(self, locations: torch.Tensor, dist_info: MeanInfo) -> torch.Tensor:
         """Log density of ``locations: [*lead, dim]``, returned ``[*lead]``.
 
         With ``squash`` set, ``locations`` are the *pre-squash* values ``x`` and the result is
@@ -187,7 +186,7 @@ class Gaussian(Distribution):
 
     # Sampling.
 
-    def _raw_sample(self, dist_info: Any, noise: torch.Tensor | None = None) -> torch.Tensor:
+    def _raw_sample(self, dist_info: MeanInfo, noise: torch.Tensor | None = None) -> torch.Tensor:
         """``mean + std * noise`` with the noise clipped, before sample clipping or squashing.
 
         ``noise``: standard normal ``[*lead, dim]``; None draws it from torch's generator.
@@ -206,7 +205,7 @@ class Gaussian(Distribution):
             return torch.clamp(raw, -self.clip, self.clip)
         return raw
 
-    def sample(self, dist_info: Any, noise: torch.Tensor | None = None) -> torch.Tensor:
+    def sample(self, dist_info: MeanInfo, noise: torch.Tensor | None = None) -> torch.Tensor:
         """Draw one action vector per leading index: ``[*lead, dim]``, clipped or squashed.
 
         Args:
@@ -217,7 +216,7 @@ class Gaussian(Distribution):
         """
         return self._finish_sample(self._raw_sample(dist_info, noise))
 
-    def sample_loglikelihood(self, dist_info: Any) -> tuple[torch.Tensor, torch.Tensor]:
+    def sample_loglikelihood(self, dist_info: MeanInfo) -> tuple[torch.Tensor, torch.Tensor]:
         """Sample and its log-likelihood in one pass (SAC's policy loss differentiates both).
 
         Returns:

@@ -39,11 +39,11 @@ class Space:
         """A fixed 'no value' of the right shape and dtype (e.g. prev_action at episode start)."""
         raise NotImplementedError
 
-    def contains(self, x: Any) -> bool:
+    def contains(self, x: object) -> bool:
         """True when ``x`` has this space's shape and lies within its bounds."""
         raise NotImplementedError
 
-    def __contains__(self, x: Any) -> bool:
+    def __contains__(self, x: object) -> bool:
         return self.contains(x)
 
 

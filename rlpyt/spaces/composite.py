@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from rlpyt.spaces.base import Space, child_seeds
+
+
+class RecordType(Protocol):
+    """A record type: a namedtuple or namedarraytuple class, or a ``NamedArrayTupleSchema``."""
+
+    _fields: tuple[str, ...]
+
+    def __call__(self, *values: object) -> tuple:
+        """A record of ``values``, one per field in order."""
+        ...
 
 
 class Composite(Space):
@@ -20,7 +30,7 @@ class Composite(Space):
     values, shapes and dtypes.
     """
 
-    def __init__(self, spaces: Sequence[Space], NamedTupleCls: Any):
+    def __init__(self, spaces: Sequence[Space], NamedTupleCls: RecordType):
         super().__init__()
         self._spaces = tuple(spaces)
         self._NamedTupleCls = NamedTupleCls
@@ -36,7 +46,7 @@ class Composite(Space):
         return self._spaces
 
     @property
-    def NamedTupleCls(self) -> Any:  # noqa: N802 (rlpyt name)
+    def NamedTupleCls(self) -> RecordType:  # noqa: N802 (rlpyt name)
         """The record type (class or schema) of this space's values."""
         return self._NamedTupleCls
 
@@ -63,8 +73,10 @@ class Composite(Space):
         """A record of the sub-spaces' null values."""
         return self._NamedTupleCls(*(s.null_value() for s in self._spaces))
 
-    def contains(self, x: Any) -> bool:
+    def contains(self, x: object) -> bool:
         """True for a record with this space's fields whose every entry is contained."""
+        if not isinstance(x, tuple):  # records are tuples
+            return False
         if tuple(getattr(x, "_fields", ())) != tuple(self._NamedTupleCls._fields):
             return False
         return all(s.contains(v) for s, v in zip(self._spaces, x, strict=True))

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from rlpyt.spaces.base import Space
 from rlpyt.spaces.int_box import _as_shape
@@ -26,11 +27,11 @@ class FloatBox(Space):
 
     def __init__(
         self,
-        low: Any,
-        high: Any,
-        shape: Any = None,
-        null_value: Any = 0.0,
-        dtype: Any = "float32",
+        low: ArrayLike,
+        high: ArrayLike,
+        shape: int | Iterable[int] | None = None,
+        null_value: ArrayLike = 0.0,
+        dtype: DTypeLike = "float32",
     ):
         super().__init__()
         self.dtype = np.dtype(dtype)
@@ -66,7 +67,7 @@ class FloatBox(Space):
         """``shape`` array of ``dtype`` filled with the null value (default 0)."""
         return np.full(self.shape, self._null, dtype=self.dtype)
 
-    def contains(self, x: Any) -> bool:
+    def contains(self, x: object) -> bool:
         """True for numeric arrays of this shape within the bounds."""
         x = np.asarray(x)
         if x.shape != self.shape or x.dtype.kind not in "biuf":

@@ -12,6 +12,7 @@ from typing import Any
 
 import gymnasium.spaces as gym_spaces
 import numpy as np
+from numpy.typing import ArrayLike
 
 from rlpyt.spaces.base import Space
 from rlpyt.spaces.composite import Composite
@@ -33,13 +34,13 @@ def unique_identifiers(keys: list[Any]) -> list[str]:
     return names
 
 
-def _int_null(null_value: Any, low: Any, high: Any) -> Any:
+def _int_null(null_value: ArrayLike, low: ArrayLike, high: ArrayLike) -> ArrayLike:
     """The requested null value where it lies in ``[low, high)``, else ``low``."""
     ok = np.all(np.asarray(null_value) >= low) and np.all(np.asarray(null_value) < high)
     return null_value if ok else low
 
 
-def _leaf_space(space: gym_spaces.Space, null_value: Any, force_float32: bool) -> Space:
+def _leaf_space(space: gym_spaces.Space, null_value: ArrayLike, force_float32: bool) -> Space:
     """Convert a non-composite gymnasium space to IntBox/FloatBox."""
     low: Any
     high: Any
@@ -88,7 +89,7 @@ class GymSpaceWrapper:
     def __init__(
         self,
         space: gym_spaces.Space,
-        null_value: Any = 0,
+        null_value: ArrayLike = 0,
         name: str = "obs",
         force_float32: bool = True,
     ):
@@ -103,7 +104,7 @@ class GymSpaceWrapper:
         else:
             self.rlpyt_space: Space = _leaf_space(space, null_value, force_float32)
 
-    def _build_composite(self, null_value: Any) -> None:
+    def _build_composite(self, null_value: ArrayLike) -> None:
         """Wrap each part of a Dict/Tuple space; fields are the keys (Tuple: ``f0, f1, ...``)."""
         space: Any = self.space
         if isinstance(space, gym_spaces.Dict):
@@ -132,7 +133,7 @@ class GymSpaceWrapper:
             child.convert(value[key]) for key, child in zip(self._keys, self._children, strict=True)
         )
 
-    def revert(self, value: Any) -> Any:
+    def revert(self, value: np.ndarray | tuple) -> Any:
         """Inverse of :meth:`convert` for Dict/Tuple spaces: records back to dicts/tuples."""
         if self._keys is None:
             return value
@@ -154,7 +155,7 @@ class GymSpaceWrapper:
         self.rlpyt_space.seed(seed)
         self.space.seed(seed)
 
-    def contains(self, x: Any) -> bool:
+    def contains(self, x: object) -> bool:
         """Membership of a converted value (a raw Dict/Tuple value is converted first)."""
         if self._keys is not None and not hasattr(x, "_fields"):
             try:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from rlpyt.spaces.base import Space
 
 
-def _as_shape(shape: Any) -> tuple[int, ...]:
+def _as_shape(shape: int | np.integer | Iterable[int] | None) -> tuple[int, ...]:
     if shape is None:
         return ()
     if isinstance(shape, int | np.integer):
@@ -33,11 +35,11 @@ class IntBox(Space):
 
     def __init__(
         self,
-        low: Any,
-        high: Any,
-        shape: Any = None,
-        dtype: Any = "int32",
-        null_value: Any = None,
+        low: ArrayLike,
+        high: ArrayLike,
+        shape: int | Iterable[int] | None = None,
+        dtype: DTypeLike = "int32",
+        null_value: ArrayLike | None = None,
     ):
         super().__init__()
         self.dtype = np.dtype(dtype)
@@ -53,7 +55,7 @@ class IntBox(Space):
             raise ValueError(f"IntBox needs high > low (high exclusive), got {low=}, {high=}.")
         self._null = self.low if null_value is None else null_value
         if not self.contains(self.null_value()):
-            raise ValueError(f"IntBox null_value {null_value!r} is outside [{low}, {high}).")
+            raise ValueError(f"IntBox null_value {null_value!r} is outside [{low!s}, {high!s}).")
 
     @property
     def n(self) -> Any:
@@ -68,7 +70,7 @@ class IntBox(Space):
         """``shape`` array of ``dtype`` filled with the null value (default ``low``)."""
         return np.full(self.shape, self._null, dtype=self.dtype)
 
-    def contains(self, x: Any) -> bool:
+    def contains(self, x: object) -> bool:
         """True for integer arrays (or Python ints) of this shape with values in range."""
         x = np.asarray(x)
         if x.shape != self.shape or x.dtype.kind not in "biu":

@@ -57,7 +57,7 @@ class R2d1AgentBase(DqnAgent):
         observation: torch.Tensor,
         prev_action: torch.Tensor,
         prev_reward: torch.Tensor,
-        init_rnn_state: Any,
+        init_rnn_state: tuple[torch.Tensor, ...] | None,
     ) -> tuple[torch.Tensor, Any]:
         """Training forward pass over ``[T, B]`` from ``init_rnn_state`` (None: zeros).
 
@@ -79,7 +79,7 @@ class R2d1AgentBase(DqnAgent):
         observation: torch.Tensor,
         prev_action: torch.Tensor,
         prev_reward: torch.Tensor,
-        init_rnn_state: Any,
+        init_rnn_state: tuple[torch.Tensor, ...] | None,
     ) -> tuple[torch.Tensor, Any]:
         """As :meth:`__call__` with the target model, without gradients."""
         inputs = self._model_inputs((observation, prev_action, prev_reward, init_rnn_state))

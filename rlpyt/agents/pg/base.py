@@ -93,7 +93,7 @@ class RecurrentPgAgent(BaseAgent):
         observation: torch.Tensor,
         prev_action: torch.Tensor,
         prev_reward: torch.Tensor,
-        init_rnn_state: Any,
+        init_rnn_state: tuple[torch.Tensor, ...] | None,
     ) -> tuple[Any, torch.Tensor, Any]:
         """Training forward pass over ``[T, B]``: ``(dist_info, value, next_rnn_state)``.
 

@@ -57,7 +57,7 @@ class LstmQHead(torch.nn.Module):
         features: torch.Tensor,
         prev_action: torch.Tensor,
         prev_reward: torch.Tensor,
-        init_rnn_state: Any,
+        init_rnn_state: tuple[torch.Tensor, ...] | None,
         T: int,  # noqa: N803
         B: int,  # noqa: N803
     ) -> tuple[torch.Tensor, Any]:
@@ -130,7 +130,7 @@ class AtariR2d1Model(torch.nn.Module):
         observation: torch.Tensor,
         prev_action: torch.Tensor,
         prev_reward: torch.Tensor,
-        init_rnn_state: Any,
+        init_rnn_state: tuple[torch.Tensor, ...] | None,
     ) -> tuple[torch.Tensor, Any]:
         """Run the LSTM over the ``T`` steps given.
 

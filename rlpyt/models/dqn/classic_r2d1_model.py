@@ -58,7 +58,7 @@ class ClassicR2d1Model(torch.nn.Module):
         observation: torch.Tensor,
         prev_action: torch.Tensor,
         prev_reward: torch.Tensor,
-        init_rnn_state: Any,
+        init_rnn_state: tuple[torch.Tensor, ...] | None,
     ) -> tuple[torch.Tensor, Any]:
         """Run the LSTM over the ``T`` steps given.
 

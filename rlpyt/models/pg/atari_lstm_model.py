@@ -51,7 +51,7 @@ class AtariLstmModel(torch.nn.Module):
         image: torch.Tensor,
         prev_action: torch.Tensor,
         prev_reward: torch.Tensor,
-        init_rnn_state: Any,
+        init_rnn_state: tuple[torch.Tensor, ...] | None,
     ) -> tuple[torch.Tensor, torch.Tensor, Any]:
         """Run the LSTM over the ``T`` steps given.
 

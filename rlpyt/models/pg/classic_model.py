@@ -159,7 +159,7 @@ class ClassicLstmModel(torch.nn.Module):
         observation: torch.Tensor,
         prev_action: torch.Tensor,
         prev_reward: torch.Tensor,
-        init_rnn_state: Any,
+        init_rnn_state: tuple[torch.Tensor, ...] | None,
     ) -> tuple[torch.Tensor, torch.Tensor, Any]:
         """Run both LSTMs over the ``T`` steps given.
 

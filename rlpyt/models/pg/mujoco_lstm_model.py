@@ -58,7 +58,7 @@ class MujocoLstmModel(torch.nn.Module):
         observation: torch.Tensor,
         prev_action: torch.Tensor,
         prev_reward: torch.Tensor,
-        init_rnn_state: Any,
+        init_rnn_state: tuple[torch.Tensor, ...] | None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, Any]:
         """Run the LSTM over the ``T`` steps given.
 
