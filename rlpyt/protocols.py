@@ -43,9 +43,10 @@ class Agent(Protocol):
     Members only some agents have stay off this Protocol: ``value`` (bootstrap-value agents,
     e.g. policy gradients), ``sampling_rnn_state`` (recurrent agents).
 
-    Agent inputs and outputs that are namedarraytuples (composite observations, ``AgentStep``,
-    ``dist_info``, rnn states) are typed ``Any``: namedarraytuple classes are made at run time,
-    so a type checker cannot name them.
+    Agent inputs are typed by their common case, ``torch.Tensor``; a composite observation is a
+    namedarraytuple of tensors, whose class is made at run time (a type checker takes it as
+    any type). Outputs that are namedarraytuples (``AgentStep``, ``dist_info``) stay ``Any``,
+    and so do the variable-length ``agent(*agent_inputs)`` and ``target(*agent_inputs)``.
     """
 
     recurrent: bool
@@ -75,7 +76,9 @@ class Agent(Protocol):
         """Build the model for the env spaces."""
         ...
 
-    def step(self, observation: Any, prev_action: Any, prev_reward: torch.Tensor) -> Any:
+    def step(
+        self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
+    ) -> Any:
         """One sampling step: returns ``AgentStep(action, agent_info)`` (CPU torch).
 
         ``observation`` and ``prev_action`` are tensors, or namedarraytuples of tensors for
@@ -371,7 +374,13 @@ class ActorCriticAgent(ReplayAgent, Protocol):
     action_max: float
     env_spaces: EnvSpaces
 
-    def q(self, observation: Any, prev_action: Any, prev_reward: Any, action: torch.Tensor) -> Any:
+    def q(
+        self,
+        observation: torch.Tensor,
+        prev_action: torch.Tensor,
+        prev_reward: torch.Tensor,
+        action: torch.Tensor,
+    ) -> Any:
         """``Q(s, action)``, or ``(Q1, Q2)`` for twin-Q agents."""
         ...
 
@@ -380,11 +389,15 @@ class ActorCriticAgent(ReplayAgent, Protocol):
 class MuQAgent(ActorCriticAgent, Protocol):
     """What DDPG and TD3 use of ``DdpgAgent`` / ``Td3Agent`` (TD3's Qs come in pairs)."""
 
-    def q_at_mu(self, observation: Any, prev_action: Any, prev_reward: Any) -> torch.Tensor:
+    def q_at_mu(
+        self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
+    ) -> torch.Tensor:
         """``Q(s, mu(s)) [*lead]``, gradients into mu."""
         ...
 
-    def target_q_at_mu(self, observation: Any, prev_action: Any, prev_reward: Any) -> Any:
+    def target_q_at_mu(
+        self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
+    ) -> Any:
         """``Q'(s, mu'(s))`` (TD3: both target Qs at the smoothed action), no gradients."""
         ...
 
@@ -401,7 +414,9 @@ class MuQAgent(ActorCriticAgent, Protocol):
 class PiQAgent(ActorCriticAgent, MinItrLearnAgent, Protocol):
     """What SAC and SAC_V use of their ``SacAgent``: a squashed Gaussian policy and twin Qs."""
 
-    def pi(self, observation: Any, prev_action: Any, prev_reward: Any) -> tuple[Any, Any, Any]:
+    def pi(
+        self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, Any]:
         """``(action, log_pi, dist_info)``: a reparameterized sample, with gradients."""
         ...
 
@@ -423,7 +438,11 @@ class SoftQAgent(PiQAgent, Protocol):
     """What SAC uses besides ``PiQAgent`` (``rlpyt.agents.qpg.sac_agent.SacAgent``)."""
 
     def target_q(
-        self, observation: Any, prev_action: Any, prev_reward: Any, action: torch.Tensor
+        self,
+        observation: torch.Tensor,
+        prev_action: torch.Tensor,
+        prev_reward: torch.Tensor,
+        action: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Both target Qs at ``action``, without gradients."""
         ...
@@ -433,11 +452,15 @@ class SoftQAgent(PiQAgent, Protocol):
 class SoftVAgent(PiQAgent, Protocol):
     """What SAC_V uses besides ``PiQAgent`` (``rlpyt.agents.qpg.sac_v_agent.SacAgent``)."""
 
-    def v(self, observation: Any, prev_action: Any, prev_reward: Any) -> torch.Tensor:
+    def v(
+        self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
+    ) -> torch.Tensor:
         """``V(s) [*lead]``, with gradients."""
         ...
 
-    def target_v(self, observation: Any, prev_action: Any, prev_reward: Any) -> torch.Tensor:
+    def target_v(
+        self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
+    ) -> torch.Tensor:
         """``V'(s) [*lead]``, without gradients."""
         ...
 
