@@ -66,7 +66,7 @@ class ReplayAlgoMixin:
     default_priority: float
     ReplayBufferCls: type | None
     mid_batch_reset: bool
-    replay_buffer: Any
+    replay_buffer: Any = None  # built by initialize / async_initialize
     snapshot_replay: bool
     min_itr_learn: int
     target_update_interval: int

@@ -42,12 +42,17 @@ import signal
 import time
 import traceback
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING
 
 import torch
 
 from rlpyt.envs.traj_info import TrajInfo
-from rlpyt.protocols import Agent, Algorithm
+from rlpyt.protocols import (
+    Algorithm,
+    AsyncReplayAlgorithm,
+    AsyncSampler,
+    SharedMemoryAgent,
+)
 from rlpyt.runners.diagnostics import Row
 from rlpyt.runners.minibatch_rl import TrainingRunnerBase
 from rlpyt.samplers.parallel.base import default_start_method
@@ -55,6 +60,9 @@ from rlpyt.samplers.parallel.worker import MasterGoneError, WorkerError, wait_fo
 from rlpyt.samplers.parallel.worker_group import POLL_SECONDS, WorkerGroup
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import AttrDict
+
+if TYPE_CHECKING:
+    from rlpyt.replays.base import BaseReplayBuffer
 
 ROLES = ("sampler", "memory copier 0", "memory copier 1")  # WorkerGroup rank -> process
 
@@ -73,7 +81,7 @@ class AsyncRlProcessError(RuntimeError):
         super().__init__(f"AsyncRl's {role} process failed:\n{details}")
 
 
-class AsyncRlBase(TrainingRunnerBase):
+class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
     """The asynchronous runner: its processes, throttle, rows and columns, on the one wrapper.
 
     The wrapper (:meth:`TrainingRunnerBase.iter_train`), logging, snapshots, resume and the
@@ -108,11 +116,14 @@ class AsyncRlBase(TrainingRunnerBase):
     iteration_column = "Diagnostics/SamplerIteration"
     iteration_name = "sampler iteration"
 
+    algo: AsyncReplayAlgorithm
+    agent: SharedMemoryAgent
+
     def __init__(
         self,
-        algo: Algorithm,
-        agent: Agent,
-        sampler: Any,
+        algo: AsyncReplayAlgorithm,
+        agent: SharedMemoryAgent,
+        sampler: AsyncSampler,
         n_steps: float,
         affinity: dict | None = None,
         seed: int | None = None,
@@ -133,8 +144,6 @@ class AsyncRlBase(TrainingRunnerBase):
         )
         self.affinity = AttrDict(affinity) if affinity else AttrDict(optimizer=[{}], sampler={})
         self.group: WorkerGroup | None = None
-        self.agent: Any = agent  # a BaseAgent: send_shared_memory is not in the Agent protocol
-        self.sampler: Any = sampler  # an async sampler: async_initialize
         self._shut_down = True
 
     # -- the rows -------------------------------------------------------------------------------
@@ -232,7 +241,7 @@ class AsyncRlBase(TrainingRunnerBase):
         )
         self.itr_batch_size = self.sampler.batch_spec.size
         self.get_n_itr()
-        replay = self.algo.async_initialize(  # type: ignore[attr-defined]
+        replay = self.algo.async_initialize(
             agent=self.agent,
             sampler_n_itr=self.n_itr,
             batch_spec=self.sampler.batch_spec,
@@ -244,20 +253,22 @@ class AsyncRlBase(TrainingRunnerBase):
         self.start_children(double_buffer, replay, self._start_itr)
         self._set_master_affinity()  # after the children started, so they do not inherit it
         self.agent.to_device(self._optimizer_affinity().get("cuda_idx"))
-        self.algo.optim_initialize(rank=0)  # type: ignore[attr-defined]
+        self.algo.optim_initialize(rank=0)
         self.initialize_logging()
         self.opt_itr, self.opt_throttle_time = 0, 0.0
         self._finished = self._start_itr >= self.n_itr
         self.throttle_step = (
             self.algo.batch_size
-            * self.algo.updates_per_sync  # type: ignore[attr-defined]
-            / (self.itr_batch_size * self.algo.replay_ratio)  # type: ignore[attr-defined]
+            * self.algo.updates_per_sync
+            / (self.itr_batch_size * self.algo.replay_ratio)
         )
-        self.throttle_itr = 1 + self.algo.min_steps_learn // self.itr_batch_size  # type: ignore[attr-defined]
+        self.throttle_itr: float = 1 + self.algo.min_steps_learn // self.itr_batch_size
         self.record_config()
         return self.n_itr
 
-    def start_children(self, double_buffer: tuple, replay: Any, start_itr: int) -> None:
+    def start_children(
+        self, double_buffer: tuple, replay: BaseReplayBuffer, start_itr: int
+    ) -> None:
         """Start the sampler and the two memory-copier processes (fork where available)."""
         ctx = mp.get_context(default_start_method())
         group = WorkerGroup(ctx, len(ROLES), [[] for _ in ROLES], timeout=math.inf)
@@ -433,9 +444,9 @@ class AsyncRl(AsyncRlBase):
 
     def __init__(
         self,
-        algo: Algorithm,
-        agent: Agent,
-        sampler: Any,
+        algo: AsyncReplayAlgorithm,
+        agent: SharedMemoryAgent,
+        sampler: AsyncSampler,
         n_steps: float,
         affinity: dict | None = None,
         seed: int | None = None,
@@ -473,15 +484,19 @@ class AsyncRlEval(AsyncRlBase):
         return {k: columns[k] for k in ("StepsInEval", "TrajsInEval", "CumEvalTime")}
 
 
-def check_async_parts(runner: str, algo: Any, sampler: Any) -> None:
-    """Raise TypeError unless ``sampler`` is asynchronous and ``algo`` a replay algorithm."""
-    if not callable(getattr(sampler, "async_initialize", None)):
+def check_async_parts(runner: str, algo: Algorithm, sampler: object) -> None:
+    """Raise TypeError unless ``sampler`` is asynchronous and ``algo`` a replay algorithm.
+
+    (Launch scripts are not type checked: a synchronous sampler or an on-policy algorithm
+    given to an asynchronous runner is caught here, before any process starts.)
+    """
+    if not isinstance(sampler, AsyncSampler):
         raise TypeError(
             f"{runner} needs an asynchronous sampler (rlpyt.samplers.async_: AsyncSerialSampler, "
             f"AsyncCpuSampler, AsyncGpuSampler, AsyncAlternatingSampler), got "
             f"{type(sampler).__name__}; synchronous samplers go with MinibatchRl."
         )
-    if not callable(getattr(algo, "samples_to_buffer", None)):
+    if not isinstance(algo, AsyncReplayAlgorithm):
         raise TypeError(
             f"{runner} trains replay algorithms (DQN, CategoricalDQN, R2D1, DDPG, TD3, SAC); "
             f"{type(algo).__name__} keeps no replay. Use MinibatchRl or SyncRl for it."

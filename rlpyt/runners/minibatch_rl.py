@@ -21,12 +21,13 @@ import math
 import time
 import warnings
 from collections.abc import Iterator
+from typing import Generic, TypeVar
 
 import psutil
 import torch
 
 from rlpyt.envs.traj_info import TrajInfo
-from rlpyt.protocols import Agent, Algorithm, Sampler
+from rlpyt.protocols import Agent, Algorithm, AsyncSampler, Sampler
 from rlpyt.runners.base import BaseRunner, flush_denormals
 from rlpyt.runners.config_record import resolved_config
 from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
@@ -46,8 +47,11 @@ from rlpyt.utils.logging import logger
 from rlpyt.utils.logging.context import record_resolved_config
 from rlpyt.utils.seed import make_seed, set_seed
 
+SamplerT = TypeVar("SamplerT", Sampler, AsyncSampler)
+"""The sampler a runner drives: synchronous (MinibatchRl, SyncRl) or asynchronous (AsyncRl)."""
 
-class TrainingRunnerBase(BaseRunner):
+
+class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
     """The wrapper every runner shares: resume, start-up, logging, snapshots, end of run.
 
     Args:
@@ -86,7 +90,7 @@ class TrainingRunnerBase(BaseRunner):
         self,
         algo: Algorithm,
         agent: Agent,
-        sampler: Sampler,
+        sampler: SamplerT,
         n_steps: float,
         seed: int | None = None,
         affinity: dict | None = None,
@@ -96,7 +100,7 @@ class TrainingRunnerBase(BaseRunner):
     ):
         self.algo = algo
         self.agent = agent
-        self.sampler = sampler
+        self.sampler: SamplerT = sampler
         runner = type(self).__name__
         self.n_steps = int(check_number(runner, "n_steps", n_steps, low=1))
         self.seed = seed
@@ -452,7 +456,7 @@ class TrainingRunnerBase(BaseRunner):
         logger.log(f"Resumed from the snapshot of {self.iteration_name} {itr}.")
 
 
-class MinibatchRlBase(TrainingRunnerBase):
+class MinibatchRlBase(TrainingRunnerBase[Sampler]):
     """The synchronous training rows: sample a batch, optimize, check, log; in one process.
 
     Args:

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
+from rlpyt.protocols import RecurrentAgent
 from rlpyt.utils.logging import logger
 from rlpyt.utils.logging.context import active_run
 
 if TYPE_CHECKING:
-    from rlpyt.protocols import Agent, Algorithm, Sampler
+    from rlpyt.protocols import Agent, Algorithm, AsyncSampler, Sampler
 
 
 # Keys a snapshot needs to resume (rlpyt's snapshots hold only the first four of make_snapshot's).
@@ -42,7 +43,12 @@ class UnreadableSnapshotError(RuntimeError):
 
 
 def make_snapshot(
-    itr: int, cum_steps: int, agent: Agent, algo: Algorithm, sampler: Sampler, runner_state: dict
+    itr: int,
+    cum_steps: int,
+    agent: Agent,
+    algo: Algorithm,
+    sampler: Sampler | AsyncSampler,
+    runner_state: dict,
 ) -> dict:
     """Everything needed to resume exactly after iteration ``itr``.
 
@@ -58,18 +64,20 @@ def make_snapshot(
         algo_state_dict=algo.state_dict(),
         sampler_state=sampler.state_dict(),
         runner_state=runner_state,
-        rnn_state=getattr(agent, "sampling_rnn_state", None),  # only recurrent agents have one
+        rnn_state=agent.sampling_rnn_state if isinstance(agent, RecurrentAgent) else None,
         rng_state=get_rng_state(),
     )
 
 
-def restore_components(snapshot: dict, agent: Agent, algo: Algorithm, sampler: Sampler) -> None:
+def restore_components(
+    snapshot: dict, agent: Agent, algo: Algorithm, sampler: Sampler | AsyncSampler
+) -> None:
     """Load a snapshot's agent, algorithm, sampler and RNG states (after their start-up)."""
     agent.load_state_dict(snapshot["agent_state_dict"])
     algo.load_state_dict(snapshot["algo_state_dict"])
     sampler.load_state_dict(snapshot["sampler_state"])
-    if snapshot.get("rnn_state") is not None:
-        agent.sampling_rnn_state = snapshot["rnn_state"]  # type: ignore[attr-defined]
+    if snapshot.get("rnn_state") is not None and isinstance(agent, RecurrentAgent):
+        agent.sampling_rnn_state = snapshot["rnn_state"]
     set_rng_state(snapshot["rng_state"])
 
 

@@ -19,17 +19,18 @@ rank resumes exactly. A rank that fails ends the run on every rank (docs/distrib
 from __future__ import annotations
 
 import multiprocessing as mp
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import torch
 import torch.distributed as dist
 
 from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.protocols import RecurrentAgent
 from rlpyt.runners.diagnostics import Row
 from rlpyt.runners.divergence import DivergenceError
-from rlpyt.runners.minibatch_rl import MinibatchRl, MinibatchRlEval
+from rlpyt.runners.minibatch_rl import MinibatchRl, MinibatchRlBase, MinibatchRlEval
 from rlpyt.runners.snapshot import get_rng_state, set_rng_state, snapshot_to_resume
 from rlpyt.runners.sync_ranks import (
     RankError,
@@ -46,8 +47,18 @@ from rlpyt.utils.seed import make_seed
 
 RANK_SEED_STRIDE = 100  # rank r trains with seed + 100 * r (rlpyt's)
 
+T = TypeVar("T")
 
-class SyncRlMixin:
+if TYPE_CHECKING:
+    from multiprocessing.queues import Queue
+
+    # The mixin's ``super()`` calls reach MinibatchRlBase: the type checker reads it as the base.
+    _MixinBase = MinibatchRlBase
+else:
+    _MixinBase = object
+
+
+class SyncRlMixin(_MixinBase):
     """What makes a MinibatchRl runner one rank of a synchronous data-parallel run.
 
     Class attributes (set on the class or the instance before ``train()``):
@@ -62,14 +73,6 @@ class SyncRlMixin:
     start_method: str = "spawn"
     startup_timeout: float = 300.0
 
-    # Attributes of MinibatchRlBase this mixin reads or sets.
-    affinity: Any
-    seed: int | None
-    rank: int
-    world_size: int
-    agent: Any
-    algo: Any
-    sampler: Any
     _ranks: RankGroup | None = None
     _joined: tuple | None = None  # (rank, world_size, seed, port, report_queue): started rank
     _rank_states: list | None = None
@@ -90,7 +93,7 @@ class SyncRlMixin:
         error: BaseException | None = None
         try:
             resume_path = self._join_process_group(resume_from)
-            yield from super().iter_train(resume_path)  # type: ignore[misc]
+            yield from super().iter_train(resume_path)
         except (RankError, DivergenceError) as exc:  # complete as it is (every rank diverges)
             error = exc
             raise
@@ -106,7 +109,9 @@ class SyncRlMixin:
         finally:
             self._leave_process_group(error is None)
 
-    def join_as_rank(self, rank: int, world_size: int, seed: int, port: int, reports: Any) -> None:
+    def join_as_rank(
+        self, rank: int, world_size: int, seed: int, port: int, reports: Queue
+    ) -> None:
         """Called in a rank process the master started, before ``train()``."""
         self._joined = (rank, world_size, seed, port, reports)
 
@@ -225,7 +230,7 @@ class SyncRlMixin:
 
     # -- collectives ----------------------------------------------------------------------------
 
-    def _from_rank0(self, compute: Any) -> Any:
+    def _from_rank0(self, compute: Callable[[], T]) -> T:
         """``compute()`` on rank 0, sent to every rank; an error there is raised everywhere."""
         message: list[Any] = [None]
         error: Exception | None = None
@@ -243,7 +248,7 @@ class SyncRlMixin:
             raise RuntimeError(f"Rank 0 failed before training: {value}")
         return value
 
-    def _gather(self, obj: Any) -> list | None:
+    def _gather(self, obj: object) -> list | None:
         """Every rank's ``obj`` in rank order on rank 0 (None elsewhere)."""
         if self.world_size == 1:
             return [obj]
@@ -259,7 +264,7 @@ class SyncRlMixin:
         Losses differ between ranks, so each checks its own; one all-reduce of a flag per
         iteration, and the findings are gathered only when there is one.
         """
-        found = super().find_divergence(opt_info)  # type: ignore[misc]
+        found = super().find_divergence(opt_info)
         if self.world_size == 1:
             return found
         device = torch.device("cuda") if self._nccl() else torch.device("cpu")  # NCCL: CUDA only
@@ -281,7 +286,7 @@ class SyncRlMixin:
         gathered = self._gather(traj_infos)
         if self.rank == 0 and gathered is not None:
             all_infos = [info for infos in gathered for info in infos]
-            super().store_diagnostics(itr, all_infos, opt_info)  # type: ignore[misc]
+            super().store_diagnostics(itr, all_infos, opt_info)
 
     def log_diagnostics(
         self,
@@ -297,9 +302,7 @@ class SyncRlMixin:
             self._rank_states = self._gather(own)
         if self.rank != 0:
             return {}
-        return super().log_diagnostics(  # type: ignore[misc]
-            itr, traj_infos, eval_time, prefix, pre_training
-        )
+        return super().log_diagnostics(itr, traj_infos, eval_time, prefix, pre_training)
 
     def startup(self) -> int:
         """MinibatchRl's start-up, then every rank takes rank 0's agent state.
@@ -307,7 +310,7 @@ class SyncRlMixin:
         DDP makes the trained models equal; this also makes the rest equal (target networks,
         which each rank built from its own seed), before the first update.
         """
-        n_itr = super().startup()  # type: ignore[misc]
+        n_itr = super().startup()
         if self.world_size > 1:
             for tensor in _tensors(self.agent.state_dict()):
                 dist.broadcast(tensor, src=0)  # state dict tensors share the models' storage
@@ -317,7 +320,7 @@ class SyncRlMixin:
     def record_config(self) -> None:
         """Only rank 0 records the resolved configuration."""
         if self.rank == 0:
-            super().record_config()  # type: ignore[misc]
+            super().record_config()
 
     # -- snapshots ------------------------------------------------------------------------------
 
@@ -333,13 +336,15 @@ class SyncRlMixin:
         return dict(
             sampler_state=self.sampler.state_dict(),
             algo_state_dict=self.algo.state_dict(),
-            rnn_state=getattr(self.agent, "sampling_rnn_state", None),
+            rnn_state=(
+                self.agent.sampling_rnn_state if isinstance(self.agent, RecurrentAgent) else None
+            ),
             rng_state=get_rng_state(),
         )
 
     def get_itr_snapshot(self, itr: int) -> dict:
         """MinibatchRl's snapshot (rank 0's states) plus ``world_size`` and ``rank_states``."""
-        snapshot = super().get_itr_snapshot(itr)  # type: ignore[misc]
+        snapshot = super().get_itr_snapshot(itr)
         snapshot.update(world_size=self.world_size, rank_states=self._rank_states)
         return snapshot
 
@@ -351,12 +356,12 @@ class SyncRlMixin:
                 f"The snapshot was written by a run of {saved} ranks; resume it with the same "
                 f"number of ranks (this run has {self.world_size})."
             )
-        super().resume(snapshot)  # type: ignore[misc]
+        super().resume(snapshot)
         if self.rank > 0:
             state = snapshot["rank_states"][self.rank]
             self.algo.load_state_dict(state["algo_state_dict"])
             self.sampler.load_state_dict(state["sampler_state"])
-            if state["rnn_state"] is not None:
+            if state["rnn_state"] is not None and isinstance(self.agent, RecurrentAgent):
                 self.agent.sampling_rnn_state = state["rnn_state"]
             set_rng_state(state["rng_state"])
 
@@ -401,7 +406,7 @@ def sync_logger_context(*args: Any, **kwargs: Any) -> Any:
     return logger_context(*args, **kwargs)
 
 
-def _tensors(state: Any) -> Iterator[torch.Tensor]:
+def _tensors(state: object) -> Iterator[torch.Tensor]:
     """The tensors of a (nested) state dict, in its order."""
     if isinstance(state, torch.Tensor):
         yield state
