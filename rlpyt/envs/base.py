@@ -11,9 +11,15 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any
 
+import numpy as np
+
 EnvStep = namedtuple("EnvStep", ["observation", "reward", "done", "env_info"])
 EnvInfo = namedtuple("EnvInfo", [])
 EnvSpaces = namedtuple("EnvSpaces", ["observation", "action"])
+
+EnvValue = np.ndarray | np.generic | tuple
+"""An observation or action of one env: a numpy array or scalar, or a (named) tuple record
+of them (composite spaces)."""
 
 
 class EnvSpacesMixin:

@@ -38,9 +38,11 @@ module docstring) using envpool's subset calls ``step(action, env_id)`` and ``re
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from rlpyt.envs.atari.atari_env import EnvInfo as AtariEnvInfo
 from rlpyt.envs.vector import VecEnv, VecEnvStep, deliver, vector_env_maker
@@ -67,7 +69,7 @@ _OWN_KEYWORDS = ("act_null_value", "obs_null_value", "force_float32")
 _SET_BY_ADAPTER = ("num_envs", "batch_size", "env_type")
 
 
-def _check_task_kwargs(envpool: Any, task_id: str, envpool_kwargs: dict) -> None:
+def _check_task_kwargs(envpool: ModuleType, task_id: str, envpool_kwargs: dict) -> None:
     """Raise unless ``task_id`` is an envpool task and every keyword one of its config keys."""
     if task_id not in envpool.list_all_envs():
         raise ValueError(f"Unknown envpool task {task_id!r}; see envpool.list_all_envs().")
@@ -128,8 +130,8 @@ class EnvpoolVecEnv(VecEnv):
         task_id: str,
         num_envs: int = 1,
         batch_size: int | None = None,
-        act_null_value: Any = 0,
-        obs_null_value: Any = 0,
+        act_null_value: ArrayLike = 0,
+        obs_null_value: ArrayLike = 0,
         force_float32: bool = True,
         **envpool_kwargs: Any,
     ):

@@ -21,9 +21,10 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from gymnasium.envs.registration import load_env_creator, parse_env_id, registry
+from gymnasium.envs.registration import EnvSpec, load_env_creator, parse_env_id, registry
+from numpy.typing import ArrayLike
 
-from rlpyt.envs.base import Env, EnvStep
+from rlpyt.envs.base import Env, EnvStep, EnvValue
 from rlpyt.envs.gym_info import EnvInfoWrapper, InfoConverter, infill_info, info_to_nt
 from rlpyt.spaces.gym_wrapper import GymSpaceWrapper
 
@@ -49,8 +50,8 @@ class GymEnvWrapper(Env):
     def __init__(
         self,
         env: gymnasium.Env,
-        act_null_value: Any = 0,
-        obs_null_value: Any = 0,
+        act_null_value: ArrayLike = 0,
+        obs_null_value: ArrayLike = 0,
         force_float32: bool = True,
     ):
         self.env = env
@@ -80,7 +81,7 @@ class GymEnvWrapper(Env):
             )
         return converter
 
-    def step(self, action: Any) -> EnvStep:
+    def step(self, action: EnvValue) -> EnvStep:
         """Step the gymnasium env with ``action`` (a record is reverted to a dict/tuple)."""
         gym_action = self._action_space.revert(action)
         observation, reward, terminated, truncated, info = self.env.step(gym_action)
@@ -128,7 +129,7 @@ class GymEnvWrapper(Env):
         return getattr(self.env, name)
 
 
-def _is_retired(spec: Any) -> bool:
+def _is_retired(spec: EnvSpec) -> bool:
     """Registered by gymnasium only to raise (e.g. mujoco-py based ``Hopper-v3``)."""
     entry_point = spec.entry_point
     return (
@@ -182,7 +183,7 @@ def resolve_env_id(env_id: str) -> str:
     return newest
 
 
-def _is_mujoco_failure(env_id: Any, exc: BaseException) -> bool:
+def _is_mujoco_failure(env_id: object, exc: BaseException) -> bool:
     spec = registry.get(env_id) if isinstance(env_id, str) else None
     entry_point = str(getattr(spec, "entry_point", ""))
     return "mujoco" in str(exc).lower() or "mujoco" in entry_point

@@ -24,7 +24,7 @@ from rlpyt.utils.collections import NamedTuple, NamedTupleSchema
 _MISSING = object()
 
 
-def numeric_example(value: Any) -> np.ndarray | np.generic | None:
+def numeric_example(value: object) -> np.ndarray | np.generic | None:
     """``value`` as a numpy scalar/array when it is numeric (bool, int, float), else None."""
     if isinstance(value, bool | int | float | np.bool_ | np.integer | np.floating):
         return np.asarray(value)[()]
@@ -75,7 +75,7 @@ class InfoConverter:
         self._warned: set[str] = set()
         self._constants: dict[tuple, NamedTuple] = {}  # immutable records, by extra values
 
-    def _make_entry(self, key: Any, value: Any, name: str) -> tuple | None:
+    def _make_entry(self, key: object, value: object, name: str) -> tuple | None:
         if isinstance(value, Mapping):
             child = InfoConverter(value, f"{name}_{unique_identifiers([key])[0]}")
             self.dropped.extend(f"{key}.{path}" for path in child.dropped)
@@ -93,7 +93,7 @@ class InfoConverter:
         """A record of the defaults (zeros), usable as a buffer example."""
         return self(_MISSING)
 
-    def __call__(self, info: Any, *extra_values: Any) -> NamedTuple:
+    def __call__(self, info: object, *extra_values: object) -> NamedTuple:
         """Convert one info dict (missing or None entries -> defaults; a non-dict is empty)."""
         if not self._entries:  # info carries nothing numeric: records repeat, reuse them
             return self._constant_record(extra_values)
@@ -143,12 +143,12 @@ class InfoConverter:
         return default
 
 
-def info_to_nt(info: Any, converter: InfoConverter, *extra_values: Any) -> NamedTuple:
+def info_to_nt(info: object, converter: InfoConverter, *extra_values: object) -> NamedTuple:
     """Convert an info dict with ``converter`` (functional spelling of ``converter(info)``)."""
     return converter(info, *extra_values)
 
 
-def _zeros_like_info(value: Any) -> Any:
+def _zeros_like_info(value: object) -> object:
     if isinstance(value, Mapping):
         return {k: _zeros_like_info(v) for k, v in value.items()}
     numeric = numeric_example(value)

@@ -32,6 +32,7 @@ import gymnasium
 import numpy as np
 from gymnasium.envs.registration import load_env_creator
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, VectorEnv
+from numpy.typing import ArrayLike
 
 from rlpyt.envs.gym import _is_mujoco_failure, resolve_env_id
 from rlpyt.envs.gym_info import InfoConverter, numeric_example
@@ -110,7 +111,7 @@ class VecInfoConverter:
                 self._fill(key, array, value, info.get(f"_{key}"))
         return self.record
 
-    def _fill(self, key: Any, array: np.ndarray, value: Any, mask: Any) -> None:
+    def _fill(self, key: str, array: np.ndarray, value: ArrayLike, mask: ArrayLike | None) -> None:
         try:
             if mask is None:
                 array[...] = value
@@ -164,8 +165,8 @@ class GymVecEnvWrapper(VecEnv):
     def __init__(
         self,
         env: VectorEnv,
-        act_null_value: Any = 0,
-        obs_null_value: Any = 0,
+        act_null_value: ArrayLike = 0,
+        obs_null_value: ArrayLike = 0,
         force_float32: bool = True,
     ):
         self.env = env
@@ -454,7 +455,7 @@ def make_vec(
 
 
 def _per_env_vector(
-    env_id: Any,
+    env_id: str,
     num_envs: int,
     mode: str,
     vector_kwargs: dict[str, Any] | None,
@@ -483,7 +484,7 @@ def _per_env_vector(
     return env
 
 
-def _make_sub_env(env_id: Any, wrappers: tuple, kwargs: dict[str, Any]) -> gymnasium.Env:
+def _make_sub_env(env_id: str, wrappers: tuple, kwargs: dict[str, Any]) -> gymnasium.Env:
     """One sub-env of a sync/async vector env: ``gymnasium.make`` and the user's wrappers."""
     env = gymnasium.make(env_id, **kwargs)
     for wrapper in wrappers:
@@ -491,7 +492,7 @@ def _make_sub_env(env_id: Any, wrappers: tuple, kwargs: dict[str, Any]) -> gymna
     return env
 
 
-def _has_vector_entry_point(env_id: Any) -> bool:
+def _has_vector_entry_point(env_id: str) -> bool:
     try:
         return gymnasium.spec(env_id).vector_entry_point is not None
     except gymnasium.error.Error:

@@ -16,12 +16,16 @@ from typing import Any
 
 import numpy as np
 
+from rlpyt.envs.base import EnvValue
 from rlpyt.envs.vector import buffer_row
 from rlpyt.utils.collections import AttrDict
 
 
 def add_step(
-    sums: MutableMapping[str, Any], reward: Any, discount: float, rows: np.ndarray | None = None
+    sums: MutableMapping[str, Any],
+    reward: float | np.ndarray,
+    discount: float,
+    rows: np.ndarray | None = None,
 ) -> None:
     """Add one step to the base TrajInfo sums, of one env or of B envs at once.
 
@@ -72,12 +76,12 @@ class TrajInfo(AttrDict):
 
     def step(
         self,
-        observation: Any,
-        action: Any,
+        observation: EnvValue,
+        action: EnvValue,
         reward: float,
         done: bool,
-        agent_info: Any,
-        env_info: Any,
+        agent_info: tuple | None,
+        env_info: tuple | None,
     ) -> None:
         """Account for one env step.
 
@@ -96,7 +100,7 @@ class TrajInfo(AttrDict):
         # also find the class default of ``_discount`` before the instance's entry.)
         add_step(self, float(reward), self["_discount"])
 
-    def terminate(self, observation: Any) -> TrajInfo:
+    def terminate(self, observation: EnvValue) -> TrajInfo:
         """Close the trajectory (hook for subclasses); returns self."""
         return self
 
@@ -144,12 +148,12 @@ class TrajInfoBatch:
 
     def step(
         self,
-        observation: Any,
-        action: Any,
+        observation: EnvValue | None,
+        action: EnvValue,
         reward: np.ndarray,
         done: np.ndarray,
-        agent_info: Any,
-        env_info: Any,
+        agent_info: tuple | None,
+        env_info: tuple | None,
         rows: np.ndarray | None,
     ) -> None:
         """Account for one step of the envs where ``rows`` (bool ``[B]``; None: all)."""
@@ -191,7 +195,7 @@ class TrajInfoBatch:
         for key, array in self.sums.items():
             array[b] = traj_info[key]
 
-    def finish(self, rows: list[int], final_observation: Any) -> list[TrajInfo]:
+    def finish(self, rows: list[int], final_observation: EnvValue) -> list[TrajInfo]:
         """Hand in the trajectories of envs ``rows`` (in order) and start them afresh.
 
         The same as ``batch[b].terminate(final_observation[b])`` then

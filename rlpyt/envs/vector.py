@@ -141,7 +141,7 @@ def vector_env_maker(maker: Callable[..., VecEnv]) -> Callable[..., VecEnv]:
     return maker
 
 
-def is_vector_env_maker(EnvCls: Any) -> bool:  # noqa: N803
+def is_vector_env_maker(EnvCls: object) -> bool:  # noqa: N803
     """Whether a sampler's ``EnvCls`` makes vector envs (a VecEnv subclass, or marked)."""
     if isinstance(EnvCls, type):
         return issubclass(EnvCls, VecEnv)

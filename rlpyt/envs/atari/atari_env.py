@@ -23,7 +23,7 @@ import ale_py
 import numpy as np
 from ale_py import roms
 
-from rlpyt.envs.base import Env, EnvStep
+from rlpyt.envs.base import Env, EnvStep, EnvValue
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.spaces.int_box import IntBox
 
@@ -61,12 +61,12 @@ class AtariTrajInfo(TrajInfo):
 
     def step(
         self,
-        observation: Any,
-        action: Any,
-        reward: Any,
-        done: Any,
-        agent_info: Any,
-        env_info: Any,
+        observation: EnvValue,
+        action: EnvValue,
+        reward: float,
+        done: bool,
+        agent_info: tuple | None,
+        env_info: tuple | None,
     ) -> None:
         """Account for one env step; ``env_info.game_score`` is the raw score of the step."""
         super().step(observation, action, reward, done, agent_info, env_info)
@@ -74,7 +74,11 @@ class AtariTrajInfo(TrajInfo):
 
     @classmethod
     def batch_step(
-        cls, sums: dict[str, np.ndarray], reward: np.ndarray, env_info: Any, rows: Any
+        cls,
+        sums: dict[str, np.ndarray],
+        reward: np.ndarray,
+        env_info: tuple,
+        rows: np.ndarray | None,
     ) -> None:
         """The ``GameScore`` of :meth:`step` for B envs at once (vector collectors).
 
@@ -237,7 +241,7 @@ class AtariEnv(Env):
         self._push_frame()
         return self._observation()
 
-    def step(self, action: Any) -> EnvStep:
+    def step(self, action: int | np.integer | np.ndarray) -> EnvStep:
         """Play ``action`` (an index into the minimal action set) for ``frame_skip`` frames."""
         ale_action = self._action_set[int(action)]
         game_score = 0
