@@ -357,8 +357,8 @@ def _horizon(env: VectorEnv) -> int | None:
 
 def _copy_of(value: Any) -> Any:
     """A copy of an array or of a (nested) record of arrays."""
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return value._make(_copy_of(v) for v in value)  # type: ignore[attr-defined]
+    if isinstance(value, tuple) and hasattr(value, "_make"):  # a record (namedtuple-like)
+        return value._make(_copy_of(v) for v in value)
     return np.array(value)
 
 

@@ -76,8 +76,10 @@ class Conv2dModel(torch.nn.Module):
         """Number of output features (``c * h * w``) for an ``h x w`` input image."""
         for layer in self.conv.children():
             if isinstance(layer, torch.nn.Conv2d | torch.nn.MaxPool2d):
-                padding = layer.padding  # an int or pair here: these layers never pad by name
-                h, w = conv2d_output_shape(h, w, layer.kernel_size, layer.stride, padding)  # type: ignore[arg-type]
+                padding = layer.padding
+                if isinstance(padding, str):  # these layers never pad by name ("same")
+                    raise ValueError(f"conv_out_size: padding={padding!r} is not supported.")
+                h, w = conv2d_output_shape(h, w, layer.kernel_size, layer.stride, padding)
             if isinstance(layer, torch.nn.Conv2d):
                 c = layer.out_channels
         if c is None:

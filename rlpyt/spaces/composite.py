@@ -26,8 +26,8 @@ class Composite(Space):
         NamedTupleCls: The record type: a namedtuple/namedarraytuple class or a schema
             (``NamedArrayTupleSchema``); called as ``NamedTupleCls(*values)``.
 
-    ``sample()``, ``null_value()``, ``shape`` and ``dtype`` return records of the sub-spaces'
-    values, shapes and dtypes.
+    ``sample()`` and ``null_value()`` return records of the sub-spaces' values; ``shape`` and
+    ``dtype`` are records of their shapes and dtypes.
     """
 
     def __init__(self, spaces: Sequence[Space], NamedTupleCls: RecordType):
@@ -39,6 +39,9 @@ class Composite(Space):
             raise ValueError(
                 f"Composite got {len(self._spaces)} spaces for {n_fields} record fields."
             )
+        # Records of the sub-spaces' shapes and dtypes (fixed once the sub-spaces are built).
+        self.shape = NamedTupleCls(*(s.shape for s in self._spaces))
+        self.dtype = NamedTupleCls(*(s.dtype for s in self._spaces))
 
     @property
     def spaces(self) -> tuple[Space, ...]:
@@ -49,16 +52,6 @@ class Composite(Space):
     def NamedTupleCls(self) -> RecordType:  # noqa: N802 (rlpyt name)
         """The record type (class or schema) of this space's values."""
         return self._NamedTupleCls
-
-    @property
-    def shape(self) -> Any:  # type: ignore[override]
-        """Record of the sub-spaces' shapes."""
-        return self._NamedTupleCls(*(s.shape for s in self._spaces))
-
-    @property
-    def dtype(self) -> Any:  # type: ignore[override]
-        """Record of the sub-spaces' dtypes."""
-        return self._NamedTupleCls(*(s.dtype for s in self._spaces))
 
     def seed(self, seed: int | None = None) -> None:
         """Seed every sub-space from its own seed derived from ``seed``."""

@@ -13,7 +13,7 @@ clips them to its bounds.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 import torch
@@ -61,6 +61,26 @@ def check_action_space(
         )
 
 
+@runtime_checkable
+class ObsRmsModel(Protocol):
+    """A model that normalizes its observations with running statistics (``MujocoFfModel``)."""
+
+    def update_obs_rms(self, observation: torch.Tensor) -> None:
+        """Fold a batch of observations into the running mean and variance."""
+        ...
+
+
+class _ModelAgent(Protocol):
+    """What :meth:`GaussianPgMixin.update_obs_rms` uses of the agent (``BaseAgent`` has it)."""
+
+    @property
+    def bare_model(self) -> torch.nn.Module:
+        """The model without a DistributedDataParallel wrapper."""
+        ...
+
+    def _to_device(self, inputs: torch.Tensor) -> torch.Tensor: ...
+
+
 class GaussianPgMixin:
     """Builds ``Gaussian(dim=A)`` (std from the model); forwards observation-normalization updates.
 
@@ -74,13 +94,16 @@ class GaussianPgMixin:
         check_action_space(env_spaces.action, type(self).__name__)
         return Gaussian(dim=int(env_spaces.action.shape[0]))
 
-    def update_obs_rms(self, observation: torch.Tensor) -> None:
+    def update_obs_rms(self: _ModelAgent, observation: torch.Tensor) -> None:
         """Update the model's observation statistics (A2C/PPO call this per batch).
 
         Args:
             observation: ``[T, B, *obs_shape]`` (or fewer leading dims).
         """
-        self.bare_model.update_obs_rms(self._to_device(observation))  # type: ignore[attr-defined]
+        model = self.bare_model
+        if not isinstance(model, ObsRmsModel):
+            raise AttributeError(f"{type(model).__name__} has no update_obs_rms.")
+        model.update_obs_rms(self._to_device(observation))
 
 
 class GaussianPgAgent(GaussianPgMixin, PgAgent):

@@ -170,6 +170,13 @@ def test_update_obs_rms_reaches_the_model():
     assert torch.allclose(rms.mean, observation.reshape(12, 5).mean(0), atol=1e-6)
 
 
+def test_update_obs_rms_names_a_model_without_it():
+    agent = _init(MujocoFfAgent, mujoco_spaces, {"normalize_observation": True})
+    agent.model = torch.nn.Linear(5, 2)  # a model without observation statistics
+    with pytest.raises(AttributeError, match="Linear has no update_obs_rms"):
+        agent.update_obs_rms(torch.zeros(4, 5))
+
+
 @pytest.mark.parametrize(
     "AgentCls, spaces, model_kwargs, inputs",
     [

@@ -68,3 +68,10 @@ def test_conv_head_model_output_sizes():
     flat = Conv2dHeadModel((4, 20, 20), [8], [4], [2], hidden_sizes=None)
     assert flat.output_size == 8 * 9 * 9
     assert flat(torch.zeros(3, 4, 20, 20)).shape == (3, 8 * 9 * 9)
+
+
+def test_conv_out_size_rejects_padding_by_name():
+    conv = Conv2dModel(4, [16], [3], [1], ["same"])
+    assert conv(torch.zeros(1, 4, 10, 10)).shape == (1, 16, 10, 10)  # torch pads by name
+    with pytest.raises(ValueError, match="padding='same'"):
+        conv.conv_out_size(10, 10)
