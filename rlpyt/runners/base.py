@@ -7,8 +7,7 @@ yields each logged progress row; ``train`` runs it to the end.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
 
 import torch
 
@@ -31,7 +30,7 @@ class BaseRunner:
             pass
 
 
-def flush_denormals(affinity: Any) -> bool:
+def flush_denormals(affinity: Mapping[str, object]) -> bool:
     """Flush denormal floats to zero in this training process, unless the affinity says no.
 
     Called by the runners where they set torch's threads. Adam's moment estimates of weights

@@ -16,16 +16,49 @@ from __future__ import annotations
 
 import inspect
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from rlpyt.protocols import Agent, Algorithm, AsyncSampler, Sampler
 
 # Keywords constructors keep inside another attribute: keyword -> (attribute, field).
 _STORED_INSIDE = {"batch_T": ("batch_spec", "T"), "batch_B": ("batch_spec", "B")}
 _PARAMETER_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 
-def resolved_config(runner: Any) -> dict[str, Any]:
+class ConfiguredRunner(Protocol):
+    """What :func:`resolved_config` reads of a runner (``n_itr`` and ``world_size`` if set)."""
+
+    @property
+    def sampler(self) -> Sampler | AsyncSampler:
+        """The sampler (its ``batch_spec``)."""
+        ...
+
+    @property
+    def agent(self) -> Agent:
+        """The agent (its ``model``, if built)."""
+        ...
+
+    @property
+    def algo(self) -> Algorithm:
+        """The algorithm (its ``optimizer``, if built)."""
+        ...
+
+    @property
+    def seed(self) -> int | None:
+        """The run's seed."""
+        ...
+
+    @property
+    def affinity(self) -> object:
+        """The runner's affinity."""
+        ...
+
+
+def resolved_config(runner: ConfiguredRunner) -> dict[str, Any]:
     """The run's full configuration, read from the runner and the components it holds.
 
     Args:
@@ -64,7 +97,7 @@ def resolved_config(runner: Any) -> dict[str, Any]:
     return record
 
 
-def component_record(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
+def component_record(obj: object, skip: tuple[str, ...] = ()) -> dict[str, Any]:
     """``{"class": "module.qualname", "kwargs": {keyword: value}}`` for a constructed object.
 
     Each keyword of the class's constructor gets the value the object stored under that name
@@ -79,7 +112,7 @@ def component_record(obj: Any, skip: tuple[str, ...] = ()) -> dict[str, Any]:
     return {"class": class_name(type(obj)), "kwargs": kwargs}
 
 
-def model_record(agent: Any, model: Any) -> dict[str, Any]:
+def model_record(agent: object, model: object) -> dict[str, Any]:
     """The model's class and the keywords it was built with, defaults filled in.
 
     The agent builds it as ``ModelCls(**env_model_kwargs, **model_kwargs)``. Models often keep
@@ -93,12 +126,12 @@ def model_record(agent: Any, model: Any) -> dict[str, Any]:
     return {"class": class_name(type(model)), "kwargs": kwargs}
 
 
-def class_name(cls: Any) -> str:
+def class_name(cls: type | Callable[..., object]) -> str:
     """``"module.qualname"`` of a class or function."""
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def json_value(value: Any) -> Any:
+def json_value(value: object) -> Any:
     """``value`` as strict-JSON types (see the module docstring)."""
     if isinstance(value, dict):
         return {str(key): json_value(item) for key, item in value.items()}
@@ -125,7 +158,7 @@ def _constructor_parameters(cls: type) -> dict[str, inspect.Parameter]:
     return {name: p for name, p in parameters.items() if p.kind in _PARAMETER_KINDS}
 
 
-def _stored_value(obj: Any, name: str, default: Any) -> Any:
+def _stored_value(obj: object, name: str, default: object) -> object:
     if name in _STORED_INSIDE:
         attribute, field = _STORED_INSIDE[name]
         holder = getattr(obj, attribute, None)

@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING
 
 import torch
 
 from rlpyt.runners.snapshot import nonfinite_tensor
+
+if TYPE_CHECKING:
+    from rlpyt.protocols import Agent
 
 GUARDED_WORDS = ("loss", "gradnorm")  # OptInfo fields checked (lower-case substrings)
 
@@ -40,7 +43,7 @@ class DivergenceError(RuntimeError):
         )
 
 
-def find_divergence(opt_info: tuple | None, agent: Any) -> str | None:
+def find_divergence(opt_info: tuple | None, agent: Agent) -> str | None:
     """The first non-finite guarded OptInfo value or agent parameter; None if all are finite.
 
     Args:

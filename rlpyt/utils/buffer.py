@@ -7,14 +7,15 @@ arrays of shape ``[*leading_dims, *example.shape]``. New buffers are filled with
 wrote stands out. The other helpers walk such structures and apply one operation at each leaf.
 
 Box: Utilities, used by samplers, replays and algorithms. Buffers and examples are trees of
-namedarraytuples (classes made at run time) with array or tensor leaves, which is why they are
-typed ``Any``.
+namedarraytuples (classes made at run time) with array or tensor leaves: parameters are typed
+:data:`ArrayTree`; results stay ``Any``, because the type checker cannot name the fields of a
+namedarraytuple class made at run time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeAlias, TypeVar
 
 import numpy as np
 import torch
@@ -31,6 +32,12 @@ from rlpyt.utils.shared_memory import np_mp_array
 
 SENTINEL = "sentinel"
 
+ArrayTree: TypeAlias = "ArrayLike | torch.Tensor | tuple[ArrayTree, ...] | list[ArrayTree] | None"
+"""A buffer or example: an array, tensor or number, or a (nested) tuple, namedtuple,
+namedarraytuple or list of them; ``None`` stands for an absent field."""
+
+TreeT = TypeVar("TreeT")
+
 
 def sentinel_value(dtype: DTypeLike) -> float:
     """The 'never written' marker for a dtype: NaN, -1, the unsigned max, or False."""
@@ -45,7 +52,7 @@ def sentinel_value(dtype: DTypeLike) -> float:
 
 
 def build_array(
-    example: ArrayLike | torch.Tensor,
+    example: ArrayTree,
     leading_dims: tuple[int, ...],
     share_memory: bool = False,
     fill: float | str = SENTINEL,
@@ -75,7 +82,7 @@ def build_array(
 
 
 def buffer_from_example(
-    example: Any,
+    example: ArrayTree,
     leading_dims: int | tuple[int, ...],
     share_memory: bool = False,
     use_NatSchema: bool | None = None,  # noqa: N803 (rlpyt keyword)
@@ -109,7 +116,7 @@ def buffer_from_example(
     return build_array(example, tuple(leading_dims), share_memory, fill)
 
 
-def _map(buffer: Any, leaf: Callable[[Any], Any]) -> Any:
+def _map(buffer: object, leaf: Callable[[Any], object]) -> Any:
     """Rebuild ``buffer`` (tuple/namedtuple structure) with ``leaf`` applied at each leaf."""
     if buffer is None:
         return None
@@ -122,7 +129,7 @@ def _map(buffer: Any, leaf: Callable[[Any], Any]) -> Any:
     return leaf(buffer)
 
 
-def torchify_buffer(buffer: Any) -> Any:
+def torchify_buffer(buffer: ArrayTree) -> Any:
     """Numpy arrays to torch tensors sharing the same memory (zero copy); scalars to tensors."""
 
     def leaf(x: object) -> torch.Tensor:
@@ -135,7 +142,7 @@ def torchify_buffer(buffer: Any) -> Any:
     return _map(buffer, leaf)
 
 
-def numpify_buffer(buffer: Any) -> Any:
+def numpify_buffer(buffer: ArrayTree) -> Any:
     """Torch tensors to numpy arrays (zero copy for CPU tensors; others are moved to CPU)."""
 
     def leaf(x: object) -> object:
@@ -150,22 +157,24 @@ def numpify_buffer(buffer: Any) -> Any:
     return _map(buffer, leaf)
 
 
-def buffer_to(buffer: Any, device: torch.device | str | int | None = None) -> Any:
+def buffer_to(buffer: TreeT, device: torch.device | str | int | None = None) -> TreeT:
     """Move every tensor in the structure to ``device``."""
     return _map(buffer, lambda x: x.to(device) if isinstance(x, torch.Tensor) else x)
 
 
-def buffer_method(buffer: Any, method_name: str, *args: object, **kwargs: object) -> Any:
+def buffer_method(buffer: ArrayTree, method_name: str, *args: object, **kwargs: object) -> Any:
     """Call ``leaf.<method_name>(*args, **kwargs)`` at every leaf; return the new structure."""
     return _map(buffer, lambda x: getattr(x, method_name)(*args, **kwargs))
 
 
-def buffer_func(buffer: Any, func: Callable[..., object], *args: object, **kwargs: object) -> Any:
+def buffer_func(
+    buffer: ArrayTree, func: Callable[..., object], *args: object, **kwargs: object
+) -> Any:
     """Apply ``func(leaf, *args, **kwargs)`` at every leaf; return the new structure."""
     return _map(buffer, lambda x: func(x, *args, **kwargs))
 
 
-def get_leading_dims(buffer: Any, n_dim: int = 1) -> tuple[int, ...]:
+def get_leading_dims(buffer: ArrayTree, n_dim: int = 1) -> tuple[int, ...]:
     """The first ``n_dim`` dims shared by every leaf; raises if leaves disagree."""
     found: list[tuple[str, tuple]] = []
 

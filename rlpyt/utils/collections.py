@@ -18,9 +18,54 @@ import string
 import sys
 from collections import namedtuple
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, NoReturn
+from types import EllipsisType
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    NoReturn,
+    Protocol,
+    SupportsIndex,
+    TypeAlias,
+    TypeGuard,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+    import torch
+
+    # What a record's indexing applies to every field: an int, a slice, an index array or
+    # tensor, or a tuple of them (numpy's and torch's basic and advanced indexing).
+    Index: TypeAlias = (
+        (SupportsIndex | slice | np.ndarray | torch.Tensor | list[int] | tuple[object, ...])
+        | EllipsisType
+        | None
+    )
+    # For the type checker the mixin below is a tuple: it is only ever mixed into tuple classes.
+    _TupleBase = tuple[Any, ...]
+else:
+    _TupleBase = object
 
 RESERVED_NAMES = ("get", "items")
+
+
+class NamedTupleLike(Protocol):
+    """What every record has: a namedtuple, a namedarraytuple, or a schema-based record.
+
+    Field values are read by name (``record.observation``); the fields of a record class made
+    at run time are unknown to the type checker, so they read as ``Any``.
+    """
+
+    _fields: tuple[str, ...]
+
+    def _make(self, iterable: Iterable[Any]) -> Any:
+        """A record of the same type holding ``iterable``'s values."""
+        ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+    def __len__(self) -> int: ...
+
+    def __getattr__(self, name: str) -> Any: ...
 
 
 def _check_field_names(typename: str, field_names: Sequence[str]) -> tuple[str, ...]:
@@ -37,10 +82,10 @@ def _check_field_names(typename: str, field_names: Sequence[str]) -> tuple[str, 
     return field_names
 
 
-def _index_fields(record: tuple, loc: Any) -> list:
+def _index_fields(record: _ArrayTupleMixin, loc: Index) -> list:
     """Index each non-None field of ``record`` with ``loc``, naming the field on failure."""
     out: list[Any] = []
-    for name, field in zip(record._fields, record, strict=True):  # type: ignore[attr-defined]
+    for name, field in zip(record._fields, record, strict=True):
         if field is None:
             out.append(None)
             continue
@@ -63,19 +108,24 @@ def _raise_field_error(record: tuple, name: str, exc: Exception) -> NoReturn:
     raise new_exc from exc
 
 
-def _assign_fields(record: tuple, loc: Any, value: Any) -> None:
+def _assign_fields(record: _ArrayTupleMixin, loc: Index, value: object) -> None:
     """Write ``value`` (a matching record, or one value for all fields) at ``loc``."""
-    fields = record._fields  # type: ignore[attr-defined]
-    matching = isinstance(value, tuple) and getattr(value, "_fields", None) == fields
-    if isinstance(value, tuple) and not matching and hasattr(value, "_fields"):
-        raise ValueError(
-            f"Cannot assign {type(value).__name__}{value._fields} into "
-            f"{type(record).__name__}{fields}: field names differ."
-        )
+    fields = record._fields
+    row: tuple = ()  # value's fields, when value is a record with the same field names
+    matching = False
+    if isinstance(value, tuple):
+        value_fields = getattr(value, "_fields", None)
+        matching = value_fields == fields
+        if not matching and value_fields is not None:
+            raise ValueError(
+                f"Cannot assign {type(value).__name__}{value_fields} into "
+                f"{type(record).__name__}{fields}: field names differ."
+            )
+        row = value
     for j, (name, field) in enumerate(zip(fields, record, strict=True)):
         if field is None:
             continue
-        v = tuple.__getitem__(value, j) if matching else value
+        v = tuple.__getitem__(row, j) if matching else value
         if matching and v is None:
             continue
         try:
@@ -84,31 +134,36 @@ def _assign_fields(record: tuple, loc: Any, value: Any) -> None:
             _raise_field_error(record, name, exc)
 
 
-class _ArrayTupleMixin:
+class _ArrayTupleMixin(_TupleBase):
     """Indexing behaviour shared by class-based and schema-based namedarraytuples."""
 
     __slots__ = ()
 
-    def __getitem__(self, loc: Any) -> Any:
-        try:  # fast path (samplers index rows once per env step)
-            values = [None if field is None else field[loc] for field in self]  # type: ignore[attr-defined]
-        except Exception:  # redo field by field, to name the failing field in the error
-            values = _index_fields(self, loc)  # type: ignore[arg-type]
-        return self._make(values)  # type: ignore[attr-defined]
+    if TYPE_CHECKING:  # given by the namedtuple class (or NamedTuple) it is mixed into
+        _fields: tuple[str, ...]
 
-    def __setitem__(self, loc: Any, value: Any) -> None:
-        _assign_fields(self, loc, value)  # type: ignore[arg-type]
+        def _make(self, iterable: Iterable[Any]) -> Any: ...
+
+    def __getitem__(self, loc: Index) -> Any:
+        try:  # fast path (samplers index rows once per env step)
+            values = [None if field is None else field[loc] for field in self]
+        except Exception:  # redo field by field, to name the failing field in the error
+            values = _index_fields(self, loc)
+        return self._make(values)
+
+    def __setitem__(self, loc: Index, value: object) -> None:
+        _assign_fields(self, loc, value)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._fields  # type: ignore[attr-defined]
+        return key in self._fields
 
     def get(self, index: int) -> Any:
         """Plain tuple indexing (``x[i]`` indexes inside every field instead)."""
-        return tuple.__getitem__(self, index)  # type: ignore[arg-type,call-overload]
+        return tuple.__getitem__(self, index)
 
     def items(self) -> Iterator[tuple[str, Any]]:
         """Yield ``(field_name, value)`` pairs, like ``dict.items``."""
-        yield from zip(self._fields, self, strict=True)  # type: ignore[attr-defined,call-overload]
+        yield from zip(self._fields, self, strict=True)
 
 
 def namedarraytuple(
@@ -146,7 +201,7 @@ def namedarraytuple(
     return nat
 
 
-def namedarraytuple_like(namedtuple_or_class: Any, classname_suffix: bool = False) -> Any:
+def namedarraytuple_like(namedtuple_or_class: object, classname_suffix: bool = False) -> Any:
     """Return a namedarraytuple class with the fields of a namedtuple (class or instance).
 
     A namedarraytuple (class or instance) gives back its own class. A schema-based record gives
@@ -166,7 +221,7 @@ def namedarraytuple_like(namedtuple_or_class: Any, classname_suffix: bool = Fals
         raise TypeError(f"Expected a namedtuple class or instance, got {obj!r}.")
     key = (cls, classname_suffix)
     if key not in _LIKE_CLASSES:
-        nat = namedarraytuple(cls.__name__, cls._fields, classname_suffix=classname_suffix)  # type: ignore[attr-defined]
+        nat = namedarraytuple(cls.__name__, cls._fields, classname_suffix=classname_suffix)
         nat.__module__ = cls.__module__
         # The new class is not importable by its name (that name is the namedtuple class), so
         # its instances pickle as "rebuild from the namedtuple class and these values".
@@ -190,7 +245,7 @@ def _rebuild_like(nt_cls: type, classname_suffix: bool, values: tuple) -> Any:
     return namedarraytuple_like(nt_cls, classname_suffix)._make(values)
 
 
-def is_namedtuple_class(obj: Any) -> bool:
+def is_namedtuple_class(obj: object) -> TypeGuard[type[NamedTupleLike]]:
     """True for classes derived from a ``collections.namedtuple`` class."""
     return (
         isinstance(obj, type)
@@ -200,17 +255,17 @@ def is_namedtuple_class(obj: Any) -> bool:
     )
 
 
-def is_namedarraytuple_class(obj: Any) -> bool:
+def is_namedarraytuple_class(obj: object) -> bool:
     """True for classes made by :func:`namedarraytuple`."""
     return is_namedtuple_class(obj) and issubclass(obj, _ArrayTupleMixin)
 
 
-def is_namedtuple(obj: Any) -> bool:
+def is_namedtuple(obj: object) -> TypeGuard[NamedTupleLike]:
     """True for instances of namedtuple classes (including namedarraytuples and schemas)."""
     return is_namedtuple_class(type(obj)) or isinstance(obj, NamedTuple)
 
 
-def is_namedarraytuple(obj: Any) -> bool:
+def is_namedarraytuple(obj: object) -> bool:
     """True for instances of namedarraytuple classes or schemas."""
     return is_namedarraytuple_class(type(obj)) or isinstance(obj, NamedArrayTuple)
 
@@ -224,7 +279,7 @@ class AttrDict(dict):
         except KeyError:
             raise AttributeError(f"{type(self).__name__} has no key {name!r}") from None
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         self[name] = value
 
     def __delattr__(self, name: str) -> None:
@@ -255,13 +310,13 @@ class NamedTupleSchema:
     registered in any module and two schemas with the same typename never clash.
     """
 
-    _record_cls: type = None  # type: ignore[assignment]  # set below
+    _record_cls: type[NamedTuple]  # set below the classes
 
     def __init__(self, typename: str, fields: Sequence[str] | str):
         self._typename = typename
         self._fields = _check_field_names(typename, fields)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> NamedTuple:
+    def __call__(self, *args: object, **kwargs: object) -> NamedTuple:
         """Make a record from values given by position and/or by field name."""
         if len(args) > len(self._fields):
             raise TypeError(f"{self._typename} takes {len(self._fields)} values, got {len(args)}")
@@ -280,9 +335,10 @@ class NamedTupleSchema:
 
     def __eq__(self, other: object) -> bool:
         return (
-            type(other) is type(self)
-            and self._typename == other._typename  # type: ignore[attr-defined]
-            and self._fields == other._fields  # type: ignore[attr-defined]
+            isinstance(other, NamedTupleSchema)
+            and type(other) is type(self)
+            and self._typename == other._typename
+            and self._fields == other._fields
         )
 
     def __hash__(self) -> int:
@@ -314,7 +370,7 @@ class NamedTuple(tuple):
             return tuple.__getitem__(self, fields.index(name))
         raise AttributeError(f"{self._typename} has no field {name!r}")
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"{self._typename} is immutable; use _replace({name}=...)")
 
     def __reduce__(self) -> tuple:
@@ -327,7 +383,7 @@ class NamedTuple(tuple):
     def _make(self, iterable: Iterable) -> NamedTuple:
         return type(self)(self._typename, self._fields, iterable)
 
-    def _replace(self, **kwargs: Any) -> NamedTuple:
+    def _replace(self, **kwargs: object) -> NamedTuple:
         unknown = set(kwargs) - set(self._fields)
         if unknown:
             raise ValueError(f"{self._typename} has no fields {sorted(unknown)}")
@@ -357,14 +413,14 @@ NamedTupleSchema._record_cls = NamedTuple
 NamedArrayTupleSchema._record_cls = NamedArrayTuple
 
 
-def NamedArrayTupleSchema_like(example: Any) -> NamedArrayTupleSchema:  # noqa: N802 (rlpyt name)
+def NamedArrayTupleSchema_like(example: object) -> NamedArrayTupleSchema:  # noqa: N802 (rlpyt name)
     """Schema with the typename and fields of a namedtuple instance, class or schema."""
     if isinstance(example, NamedTuple | NamedTupleSchema):
         return NamedArrayTupleSchema(example._typename, example._fields)
     cls = example if isinstance(example, type) else type(example)
     if not is_namedtuple_class(cls):
         raise TypeError(f"Expected a namedtuple, got {example!r}")
-    return NamedArrayTupleSchema(cls.__name__, cls._fields)  # type: ignore[attr-defined]
+    return NamedArrayTupleSchema(cls.__name__, cls._fields)
 
 
 def safe_identifier(key: str) -> str:
