@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import numpy as np
 
@@ -132,12 +132,18 @@ class VecEnv(EnvSpacesMixin):
         """Release the backend (worker processes, threads, simulators); safe to call twice."""
 
 
+class MarkedMaker(Protocol):
+    """A callable carrying the mark that :func:`is_vector_env_maker` reads."""
+
+    vectorized: bool
+
+
 def vector_env_maker(maker: Callable[..., VecEnv]) -> Callable[..., VecEnv]:
     """Mark a callable ``maker(num_envs=..., **env_kwargs) -> VecEnv`` as a vector-env maker.
 
     Samplers then build one vector env per worker instead of one env per slot.
     """
-    maker.vectorized = True  # type: ignore[attr-defined]
+    cast(MarkedMaker, maker).vectorized = True  # the mark, as a function attribute
     return maker
 
 

@@ -318,5 +318,6 @@ class AtariEnv(Env):
         return self.ale.lives()
 
     def close(self) -> None:
-        """Release the emulator (ALE frees it when the interface is collected)."""
-        self.ale = None  # type: ignore[assignment]
+        """Release the emulator (ALE frees it when the interface is collected); idempotent."""
+        if hasattr(self, "ale"):
+            del self.ale

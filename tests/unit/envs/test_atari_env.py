@@ -167,6 +167,7 @@ def test_render_returns_rgb_screen_and_close_is_idempotent():
     frame = env.render()
     assert frame.shape == (210, 160, 3) and frame.dtype == np.uint8
     env.close()
+    assert not hasattr(env, "ale")  # the emulator is released
     env.close()
 
 
