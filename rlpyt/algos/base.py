@@ -9,7 +9,7 @@ subclasses override the ones that apply to them.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -18,6 +18,7 @@ from rlpyt.utils.buffer import buffer_func
 
 if TYPE_CHECKING:
     from rlpyt.protocols import Agent
+    from rlpyt.utils.buffer import ArrayTree
     from rlpyt.utils.collections import AttrDict
     from rlpyt.utils.records import BatchSpec, Samples
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 PIN_MIN_BYTES = 1 << 16  # host batches from this size on are pinned before a CUDA copy
 
 
-def batch_to_device(batch: Any, device: torch.device | None) -> Any:
+def batch_to_device(batch: ArrayTree, device: torch.device | None) -> Any:
     """A training batch (a tree of tensors) on ``device``, in one call per seam.
 
     The CPU needs no move: the batch comes back as it is, without walking it. Towards CUDA, a
@@ -46,7 +47,7 @@ def batch_to_device(batch: Any, device: torch.device | None) -> Any:
         return batch
     pin = device.type == "cuda" and _host_bytes(batch) >= PIN_MIN_BYTES
 
-    def leaf(x: Any) -> Any:
+    def leaf(x: object) -> object:
         if not isinstance(x, torch.Tensor):
             return x
         if pin and x.device.type == "cpu" and not x.is_pinned():
@@ -56,10 +57,10 @@ def batch_to_device(batch: Any, device: torch.device | None) -> Any:
     return buffer_func(batch, leaf)
 
 
-def _host_bytes(batch: Any) -> int:
+def _host_bytes(batch: ArrayTree) -> int:
     total = 0
 
-    def count(x: Any) -> Any:
+    def count(x: object) -> object:
         nonlocal total
         if isinstance(x, torch.Tensor) and x.device.type == "cpu":
             total += x.numel() * x.element_size()
@@ -124,7 +125,7 @@ def opt_info_from(opt_info_cls: Any, records: dict[str, list[torch.Tensor]]) -> 
     )
 
 
-def _floats(values: Any) -> list[float]:
+def _floats(values: Sequence[torch.Tensor]) -> list[float]:
     if not values:
         return []
     return torch.cat([torch.as_tensor(t).detach().reshape(-1) for t in values]).tolist()

@@ -38,7 +38,7 @@ from rlpyt.utils.logging import logger
 
 if TYPE_CHECKING:
     from rlpyt.protocols import Agent, ReplayAgent
-    from rlpyt.utils.collections import AttrDict
+    from rlpyt.utils.collections import AttrDict, NamedArrayTupleLike
     from rlpyt.utils.records import BatchSpec, Samples
 
 Records = dict[str, list[torch.Tensor]]
@@ -293,11 +293,13 @@ class ReplayRlAlgorithm(ReplayAlgoMixin, RlAlgorithm):
     def _before_updates(self, itr: int) -> None:
         """Called once per learning iteration before the first draw (DQN: PER beta)."""
 
-    def targets(self, samples: Any) -> torch.Tensor:
+    def targets(self, samples: NamedArrayTupleLike) -> torch.Tensor:
         """Bootstrap targets ``[rows]`` of replayed rows (algorithms with ``shares_targets``)."""
         raise NotImplementedError
 
-    def update(self, samples: Any, target: torch.Tensor | None, records: Records) -> None:
+    def update(
+        self, samples: NamedArrayTupleLike, target: torch.Tensor | None, records: Records
+    ) -> None:
         """One gradient step on a minibatch (on the agent's device); appends to ``records``.
 
         Args:
@@ -324,7 +326,7 @@ class ReplayRlAlgorithm(ReplayAlgoMixin, RlAlgorithm):
         return grad_norm
 
 
-def agent_inputs(samples: Any) -> Inputs:
+def agent_inputs(samples: NamedArrayTupleLike) -> Inputs:
     """``(observation, prev_action, prev_reward)`` of a replayed batch, typed.
 
     Replay batches are namedarraytuples (classes made at run time, ``Any`` to a type

@@ -38,6 +38,8 @@ from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.logging import logger
 
 if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
     from rlpyt.protocols import Agent, ReplayAgent
     from rlpyt.utils.collections import AttrDict
     from rlpyt.utils.records import BatchSpec, Samples
@@ -305,7 +307,7 @@ class ReplayAlgoMixin:
             self._refill_replay = False
         return itr >= max(self.min_itr_learn, self._learn_from_itr)
 
-    def _check_frame_stacking(self, observation: Any, done: Any) -> None:
+    def _check_frame_stacking(self, observation: ArrayLike, done: ArrayLike) -> None:
         """The automatic frame buffer needs observations that are stacks of frames.
 
         Checks on the first batches that within an episode ``obs[t][:-1] == obs[t-1][1:]``;
@@ -330,7 +332,7 @@ class ReplayAlgoMixin:
         self._frame_checks_left -= 1
 
 
-def is_frame_stack(observation: Any) -> bool:
+def is_frame_stack(observation: object) -> bool:
     """Whether an example observation is a uint8 ``[C, H, W]`` stack of frames."""
     return (
         isinstance(observation, np.ndarray)

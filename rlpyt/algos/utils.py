@@ -22,12 +22,15 @@ from step ``t + 1`` (which belongs to the next episode).
 
 from __future__ import annotations
 
-from typing import Any, cast, overload
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 import torch
 
 Array = np.ndarray | torch.Tensor
+
+if TYPE_CHECKING:
+    from rlpyt.utils.collections import NamedArrayTupleLike
 
 
 def _like(x: Array | float, reference: Array) -> Array:
@@ -320,7 +323,7 @@ def valid_from_done(done: Array) -> Array:
     return valid_np
 
 
-def bootstrap_target(samples: Any, target_value: torch.Tensor) -> torch.Tensor:
+def bootstrap_target(samples: NamedArrayTupleLike, target_value: torch.Tensor) -> torch.Tensor:
     """``return_ + (1 - done_n) * target_discount * target_value``, masked with ``where``.
 
     The one-step-or-n-step target of every replay algorithm (DQN's family, DDPG, TD3, SAC).

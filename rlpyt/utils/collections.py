@@ -68,6 +68,14 @@ class NamedTupleLike(Protocol):
     def __getattr__(self, name: str) -> Any: ...
 
 
+class NamedArrayTupleLike(NamedTupleLike, Protocol):
+    """A namedarraytuple, class-based or schema-based: indexing applies to every field."""
+
+    def __getitem__(self, loc: Index) -> Any: ...
+
+    def __setitem__(self, loc: Index, value: object) -> None: ...
+
+
 def _check_field_names(typename: str, field_names: Sequence[str]) -> tuple[str, ...]:
     if isinstance(field_names, str):
         field_names = field_names.replace(",", " ").split()

@@ -21,6 +21,7 @@ from rlpyt.utils.tensor import select_at_indexes
 
 if TYPE_CHECKING:
     from rlpyt.agents.dqn.catdqn_agent import CatDqnAgent
+    from rlpyt.utils.collections import NamedArrayTupleLike
     from rlpyt.utils.records import BatchSpec
 
 PROB_FLOOR = 1e-6  # probabilities are clamped here before taking logs
@@ -116,7 +117,7 @@ class CategoricalDQN(DQN):
         self.agent.give_V_min_max(self.V_min, self.V_max)
 
     def loss(
-        self, samples: Any, target: torch.Tensor | None = None
+        self, samples: NamedArrayTupleLike, target: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """Cross-entropy to the projected target distribution.
 
@@ -141,7 +142,7 @@ class CategoricalDQN(DQN):
         return losses.mean(), kl.clamp(min=0)
 
     @torch.no_grad()
-    def targets(self, samples: Any) -> torch.Tensor:
+    def targets(self, samples: NamedArrayTupleLike) -> torch.Tensor:
         """Projected target distributions ``[rows, n_atoms]``, in chunks of 1024 rows."""
         device = self.agent.device
         n = len(samples.return_)
@@ -153,7 +154,7 @@ class CategoricalDQN(DQN):
         ]
         return torch.cat(chunks)
 
-    def projected_target(self, samples: Any, device: torch.device) -> torch.Tensor:
+    def projected_target(self, samples: NamedArrayTupleLike, device: torch.device) -> torch.Tensor:
         """The target distribution ``[batch, n_atoms]`` on the support ``z``.
 
         Each target atom ``z_j`` moves to ``return_ + (1 - done_n) * target_discount * z_j``

@@ -34,6 +34,7 @@ from rlpyt.utils.tensor import select_at_indexes
 
 if TYPE_CHECKING:
     from rlpyt.agents.dqn.dqn_agent import DqnAgent
+    from rlpyt.utils.collections import NamedArrayTupleLike
     from rlpyt.utils.records import BatchSpec
 
 OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "tdAbsErr"])
@@ -237,7 +238,9 @@ class DQN(ReplayRlAlgorithm):
         if self.prioritized_replay:
             self.replay_buffer.set_beta(self.beta_at(itr))
 
-    def update(self, samples: Any, target: torch.Tensor | None, records: Records) -> None:
+    def update(
+        self, samples: NamedArrayTupleLike, target: torch.Tensor | None, records: Records
+    ) -> None:
         """One gradient step on a replayed minibatch (and the target update when due).
 
         Args:
@@ -263,7 +266,7 @@ class DQN(ReplayRlAlgorithm):
         records["tdAbsErr"].append(td_abs_errors[::TD_ERROR_STRIDE])
 
     def loss(
-        self, samples: Any, target: torch.Tensor | None = None
+        self, samples: NamedArrayTupleLike, target: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """TD loss of a replayed minibatch.
 
@@ -295,11 +298,11 @@ class DQN(ReplayRlAlgorithm):
         return loss, td_abs_errors
 
     @torch.no_grad()
-    def targets(self, samples: Any) -> torch.Tensor:
+    def targets(self, samples: NamedArrayTupleLike) -> torch.Tensor:
         """TD targets ``y = return_ + (1 - done_n) * target_discount * Q'`` of replayed rows."""
         return bootstrap_target(samples, self.target_value(samples.target_inputs))
 
-    def target_value(self, target_inputs: Any) -> torch.Tensor:
+    def target_value(self, target_inputs: NamedArrayTupleLike) -> torch.Tensor:
         """``Q'(s')``: the target network's max, or its value at the online argmax."""
         target_qs = self.agent.target(*target_inputs)
         if not self.double_dqn:

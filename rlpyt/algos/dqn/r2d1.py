@@ -65,7 +65,7 @@ from rlpyt.utils.tensor import select_at_indexes, valid_mean
 
 if TYPE_CHECKING:
     from rlpyt.agents.dqn.r2d1_agent import R2d1AgentBase as R2d1Agent
-    from rlpyt.utils.collections import AttrDict
+    from rlpyt.utils.collections import AttrDict, NamedArrayTupleLike
     from rlpyt.utils.records import BatchSpec, Samples
 
 OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "tdAbsErr", "priority"])
@@ -369,7 +369,9 @@ class R2D1(DQN):
         """One draw per update (a draw of sequences is not split)."""
         return 1
 
-    def update(self, samples: Any, target: torch.Tensor | None, records: Records) -> None:
+    def update(
+        self, samples: NamedArrayTupleLike, target: torch.Tensor | None, records: Records
+    ) -> None:
         """One gradient step on ``batch_B`` replayed sequences (and the target update if due).
 
         Args:
@@ -394,7 +396,7 @@ class R2D1(DQN):
         records["tdAbsErr"].append(td_abs_errors[valid > 0][::TD_ERROR_STRIDE])
         records["priority"].append(priorities)
 
-    def loss(self, samples: Any, target: torch.Tensor | None = None) -> Any:
+    def loss(self, samples: NamedArrayTupleLike, target: torch.Tensor | None = None) -> Any:
         """Loss of replayed sequences (see the module docstring for the steps).
 
         Args:
@@ -426,7 +428,9 @@ class R2D1(DQN):
         # What the replay and the log need goes back to the host in one call.
         return (loss, *buffer_to((td_abs_errors, valid, priorities), CPU))
 
-    def q_and_targets(self, samples: Any) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    def q_and_targets(
+        self, samples: NamedArrayTupleLike
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Online ``Q(s_j, a_j)``, rescaled targets ``y_j`` and the valid mask, ``[batch_T, B]``.
 
         ``Q`` carries gradients; ``y`` and ``valid`` do not. All on the model's device.
@@ -460,7 +464,9 @@ class R2D1(DQN):
             valid = valid_from_done(samples.done[wT:]).to(q.dtype)
         return q, y, valid
 
-    def rescaled_targets(self, samples: Any, bootstrap: torch.Tensor, start: int) -> torch.Tensor:
+    def rescaled_targets(
+        self, samples: NamedArrayTupleLike, bootstrap: torch.Tensor, start: int
+    ) -> torch.Tensor:
         """``h(return_ + (1 - done_n) * target_discount * h^-1(bootstrap))`` from row ``start``.
 
         Rows that met a terminal ignore ``bootstrap`` (not multiplied by zero: it may be
@@ -472,7 +478,7 @@ class R2D1(DQN):
         return self.value_scale(ret + torch.where(done_n, torch.zeros_like(ret), discounted))
 
     @torch.no_grad()
-    def warmed_up_states(self, samples: Any) -> tuple[Any, Any]:
+    def warmed_up_states(self, samples: NamedArrayTupleLike) -> tuple[Any, Any]:
         """Online and target states at the first training step (``[N, B, H]`` fields).
 
         From ``init_rnn_state`` (None: zeros), run over the ``warmup_T`` warm-up steps without

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from rlpyt.distributions.categorical import DistInfo
     from rlpyt.distributions.gaussian import DistInfoStd
     from rlpyt.protocols import Agent
-    from rlpyt.utils.collections import AttrDict
+    from rlpyt.utils.collections import AttrDict, NamedArrayTupleLike
     from rlpyt.utils.records import BatchSpec, Samples
 
 OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "entropy", "perplexity"])
@@ -177,7 +177,7 @@ class PolicyGradientAlgo(RlAlgorithm):
         return inputs, init_rnn_state
 
     def agent_forward(
-        self, agent_inputs: AgentInputs, init_rnn_state: Any = None
+        self, agent_inputs: AgentInputs, init_rnn_state: NamedArrayTupleLike | None = None
     ) -> tuple[DistInfo | DistInfoStd, torch.Tensor]:
         """The agent's differentiable ``(dist_info, value)`` on ``AgentInputs``.
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from rlpyt.distributions.categorical import DistInfo
     from rlpyt.distributions.gaussian import DistInfoStd
     from rlpyt.protocols import Agent
-    from rlpyt.utils.collections import AttrDict
+    from rlpyt.utils.collections import AttrDict, NamedArrayTupleLike
     from rlpyt.utils.records import BatchSpec, Samples
 
 
@@ -164,7 +164,9 @@ class PPO(PolicyGradientAlgo):
             self.ratio_clip = self._initial_ratio_clip * (self.n_itr - itr - 1) / self.n_itr
         return opt_info_from(steps)
 
-    def _minibatches(self, loss_inputs: Any, init_rnn_state: Any) -> Iterator[tuple[Any, Any]]:
+    def _minibatches(
+        self, loss_inputs: NamedArrayTupleLike, init_rnn_state: NamedArrayTupleLike | None
+    ) -> Iterator[tuple[Any, Any]]:
         """Yield ``(LossInputs, init_rnn_state or None)`` for each minibatch of one epoch.
 
         Feed-forward: ``loss_inputs`` is flat ``[T * B]`` and minibatches are shuffled samples;
@@ -203,7 +205,7 @@ class PPO(PolicyGradientAlgo):
         advantage: torch.Tensor,
         valid: torch.Tensor | None,
         old_dist_info: DistInfo | DistInfoStd,
-        init_rnn_state: Any = None,
+        init_rnn_state: NamedArrayTupleLike | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Clipped surrogate + value + entropy losses on one minibatch.
 

@@ -29,6 +29,7 @@ from rlpyt.algos.utils import bootstrap_target
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.ddpg_agent import DdpgAgent
+    from rlpyt.utils.collections import NamedArrayTupleLike
 
 OptInfo = namedtuple("OptInfo", ["muLoss", "qLoss", "muGradNorm", "qGradNorm"])
 
@@ -139,7 +140,9 @@ class DDPG(QpgAlgo):
 
     # ---- training -------------------------------------------------------------------------
 
-    def update(self, samples: Any, target: torch.Tensor | None, records: Records) -> None:
+    def update(
+        self, samples: NamedArrayTupleLike, target: torch.Tensor | None, records: Records
+    ) -> None:
         """Q step; then, when due, the mu step and the target update (module docstring).
 
         Args:
@@ -159,23 +162,25 @@ class DDPG(QpgAlgo):
             records["muLoss"].append(mu_loss.detach())
         self.update_target_if_due()
 
-    def q_loss(self, samples: Any, target: torch.Tensor | None = None) -> torch.Tensor:
+    def q_loss(
+        self, samples: NamedArrayTupleLike, target: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """``mean(0.5 * (y - Q(s, a))^2)`` over the minibatch."""
         y = self.targets(samples) if target is None else target
         q = self.agent.q(*agent_inputs(samples), samples.action)
         return 0.5 * (y - q).pow(2).mean()
 
-    def mu_loss(self, samples: Any) -> torch.Tensor:
+    def mu_loss(self, samples: NamedArrayTupleLike) -> torch.Tensor:
         """``-mean(Q(s, mu(s)))``: ascend the Q-function along the policy's action."""
         return -self.agent.q_at_mu(*agent_inputs(samples)).mean()
 
     @torch.no_grad()
-    def targets(self, samples: Any) -> torch.Tensor:
+    def targets(self, samples: NamedArrayTupleLike) -> torch.Tensor:
         """``y``, clamped to ``±q_target_clip``, with ``V' = Q'(s', mu'(s'))``."""
         y = bootstrap_target(samples, self.target_value(samples.target_inputs))
         return y.clamp(-self.q_target_clip, self.q_target_clip)
 
-    def target_value(self, target_inputs: Any) -> torch.Tensor:
+    def target_value(self, target_inputs: NamedArrayTupleLike) -> torch.Tensor:
         """``V'(s')`` from the target networks: ``Q'(s', mu'(s'))``."""
         return self.agent.target_q_at_mu(*target_inputs)
 

@@ -36,6 +36,8 @@ from rlpyt.utils.checks import check_number
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.sac_agent import SacAgent
+    from rlpyt.protocols import PiQAgent
+    from rlpyt.utils.collections import NamedArrayTupleLike
 
 OptInfo = namedtuple(
     "OptInfo",
@@ -85,7 +87,9 @@ def prior_log_prob(action_prior: str, action: torch.Tensor) -> torch.Tensor | fl
     return -0.5 * (action.pow(2).sum(dim=-1) + action.shape[-1] * LOG_2PI)
 
 
-def scaled_target(samples: Any, reward_scale: float, target_value: torch.Tensor) -> torch.Tensor:
+def scaled_target(
+    samples: NamedArrayTupleLike, reward_scale: float, target_value: torch.Tensor
+) -> torch.Tensor:
     """``reward_scale * return_ + (1 - done_n) * target_discount * target_value``."""
     if reward_scale != 1:
         samples = samples._replace(return_=reward_scale * samples.return_)
@@ -99,7 +103,6 @@ class PiQOptimizers(Protocol):
     imports it: the import graph stays one-way).
     """
 
-    agent: Any
     learning_rate: float
     _pi_params: list[torch.Tensor]
     _q1_params: list[torch.Tensor]
@@ -108,6 +111,11 @@ class PiQOptimizers(Protocol):
     pi_optimizer: torch.optim.Optimizer
     q1_optimizer: torch.optim.Optimizer
     q2_optimizer: torch.optim.Optimizer
+
+    @property
+    def agent(self) -> PiQAgent:
+        """The agent (SAC's ``SoftQAgent``, SAC_V's ``SoftVAgent``)."""
+        ...
 
     def make_optimizer(
         self, params: Iterable[torch.Tensor], learning_rate: float
@@ -318,7 +326,9 @@ class SAC(QpgAlgo):
 
     # ---- training -------------------------------------------------------------------------
 
-    def update(self, samples: Any, target: torch.Tensor | None, records: Records) -> None:
+    def update(
+        self, samples: NamedArrayTupleLike, target: torch.Tensor | None, records: Records
+    ) -> None:
         """One step of alpha, pi, Q1 and Q2 (losses all from the pre-update values).
 
         Args:
@@ -344,7 +354,7 @@ class SAC(QpgAlgo):
         self.update_counter += 1
         self.update_target_if_due()
 
-    def loss(self, samples: Any) -> tuple[tuple, tuple]:
+    def loss(self, samples: NamedArrayTupleLike) -> tuple[tuple, tuple]:
         """SAC's losses on a minibatch (formulas: module docstring).
 
         Returns:
@@ -369,7 +379,7 @@ class SAC(QpgAlgo):
         return (q1_loss, q2_loss, pi_loss, alpha_loss), values
 
     @torch.no_grad()
-    def targets(self, samples: Any) -> torch.Tensor:
+    def targets(self, samples: NamedArrayTupleLike) -> torch.Tensor:
         """``y``, with ``V' = min(Q1', Q2')(s', a') - alpha * log pi(a'|s')``, ``a' ~ pi(s')``."""
         agent = self.agent
         target_inputs: Inputs = samples.target_inputs

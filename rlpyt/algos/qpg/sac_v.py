@@ -41,6 +41,7 @@ from rlpyt.algos.replay_base import Records, agent_inputs, backward_into
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.sac_v_agent import SacAgent
+    from rlpyt.utils.collections import NamedArrayTupleLike
 
 OptInfo = namedtuple(
     "OptInfo",
@@ -154,7 +155,9 @@ class SAC_V(QpgAlgo):  # noqa: N801 (rlpyt's class name)
 
     # ---- training -------------------------------------------------------------------------
 
-    def update(self, samples: Any, target: torch.Tensor | None, records: Records) -> None:
+    def update(
+        self, samples: NamedArrayTupleLike, target: torch.Tensor | None, records: Records
+    ) -> None:
         """One step of V, pi, Q1 and Q2 (losses all from the pre-update values).
 
         Args:
@@ -178,7 +181,7 @@ class SAC_V(QpgAlgo):  # noqa: N801 (rlpyt's class name)
         self.update_counter += 1
         self.update_target_if_due()
 
-    def loss(self, samples: Any) -> tuple[tuple, tuple]:
+    def loss(self, samples: NamedArrayTupleLike) -> tuple[tuple, tuple]:
         """SAC_V's losses on a minibatch (formulas: module docstring).
 
         Returns:
@@ -214,7 +217,7 @@ class SAC_V(QpgAlgo):  # noqa: N801 (rlpyt's class name)
         return (q1_loss, q2_loss, v_loss, pi_loss), values
 
     @torch.no_grad()
-    def targets(self, samples: Any) -> torch.Tensor:
+    def targets(self, samples: NamedArrayTupleLike) -> torch.Tensor:
         """``y`` with ``V'`` the target V-function at the bootstrap state."""
         target_value = self.agent.target_v(*samples.target_inputs)
         return scaled_target(samples, self.reward_scale, target_value)

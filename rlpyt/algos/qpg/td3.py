@@ -28,6 +28,7 @@ from rlpyt.utils.checks import check_number
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.td3_agent import Td3Agent
+    from rlpyt.utils.collections import NamedArrayTupleLike
 
 MU_LEARNING_RATE = 1e-3  # TD3's default policy learning rate
 
@@ -110,13 +111,15 @@ class TD3(DDPG):
         """The learning rate of the policy's optimizer: ``mu_learning_rate`` (resolved)."""
         return self.mu_learning_rate
 
-    def q_loss(self, samples: Any, target: torch.Tensor | None = None) -> torch.Tensor:
+    def q_loss(
+        self, samples: NamedArrayTupleLike, target: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """``mean(0.5 * (y - Q1)^2) + mean(0.5 * (y - Q2)^2)`` on one target ``y``."""
         y = self.targets(samples) if target is None else target
         q1, q2 = self.agent.q(*agent_inputs(samples), samples.action)
         return 0.5 * ((y - q1).pow(2).mean() + (y - q2).pow(2).mean())
 
-    def target_value(self, target_inputs: Any) -> torch.Tensor:
+    def target_value(self, target_inputs: NamedArrayTupleLike) -> torch.Tensor:
         """``min(Q1', Q2')`` at the smoothed target action (noise drawn by the agent)."""
         target_q1, target_q2 = self.agent.target_q_at_mu(*target_inputs)
         return torch.min(target_q1, target_q2)
