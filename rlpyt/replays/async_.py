@@ -25,7 +25,7 @@ Invariants:
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -33,10 +33,25 @@ from numpy.typing import ArrayLike
 from rlpyt.utils.shared_memory import np_mp_array
 from rlpyt.utils.synchronize import RWLock
 
+if TYPE_CHECKING:
+    from rlpyt.replays.n_step import BaseNStepReturnBuffer
+    from rlpyt.utils.collections import NamedArrayTupleLike
+
+    # Mixed in before an n-step replay: its super() calls reach that replay's methods.
+    _ReplayBase = BaseNStepReturnBuffer
+else:
+    _ReplayBase = object
+
 
 def new_shared_cursor() -> np.ndarray:
     """``[t, buffer_full]`` in shared memory, for :class:`SharedCursorField` attributes."""
     return np_mp_array(2, np.int64)
+
+
+class HasCursor(Protocol):
+    """An object with a shared cursor array (what :class:`SharedCursorField` reads)."""
+
+    _cursor: np.ndarray
 
 
 class SharedCursorField:
@@ -49,14 +64,14 @@ class SharedCursorField:
     def __init__(self, index: int, kind: type) -> None:
         self.index, self.kind = index, kind
 
-    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+    def __get__(self, obj: HasCursor | None, objtype: type | None = None) -> Any:
         return self if obj is None else self.kind(obj._cursor[self.index])
 
-    def __set__(self, obj: Any, value: Any) -> None:
+    def __set__(self, obj: HasCursor, value: int | bool) -> None:
         obj._cursor[self.index] = value
 
 
-class AsyncReplayBufferMixin:
+class AsyncReplayBufferMixin(_ReplayBase):
     """Shared storage, shared cursor and a reader-writer lock for any replay buffer.
 
     Keywords: those of the replay it is mixed into. Attributes: ``rw_lock`` (an ``RWLock``;
@@ -77,17 +92,17 @@ class AsyncReplayBufferMixin:
     _buffer_full = SharedCursorField(1, bool)
 
     def append_samples(
-        self, samples: Any, valid: ArrayLike | None = None
+        self, samples: NamedArrayTupleLike, valid: ArrayLike | None = None
     ) -> tuple[int, np.ndarray]:
         """The replay's ``append_samples`` under the write lock (memory copiers call it)."""
         with self.rw_lock.write_lock:
-            return super().append_samples(samples, valid)  # type: ignore[misc]
+            return super().append_samples(samples, valid)
 
     def sample_batch(self, batch_B: int) -> Any:
         """The replay's ``sample_batch`` under the read lock, with this process's generator."""
         self._own_rng()
         with self.rw_lock:
-            return super().sample_batch(batch_B)  # type: ignore[misc]
+            return super().sample_batch(batch_B)  # type: ignore[safe-super]  # the replay's own
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # Prioritized replays get update_batch_priorities under the write lock; uniform ones
@@ -99,12 +114,12 @@ class AsyncReplayBufferMixin:
     def state_dict(self) -> dict[str, Any]:
         """The replay's ``state_dict`` under the read lock (a consistent copy)."""
         with self.rw_lock:
-            return super().state_dict()  # type: ignore[misc]
+            return super().state_dict()
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """The replay's ``load_state_dict`` under the write lock."""
         with self.rw_lock.write_lock:
-            super().load_state_dict(state)  # type: ignore[misc]
+            super().load_state_dict(state)
 
     def _own_rng(self) -> None:
         """In a process other than the builder's, reseed the inherited generator once.

@@ -10,7 +10,7 @@ shared memory when ``async_``), so a large buffer costs memory only as it fills.
 from __future__ import annotations
 
 import abc
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -18,9 +18,13 @@ from numpy.typing import ArrayLike
 from rlpyt.utils.buffer import buffer_from_example
 from rlpyt.utils.collections import is_namedtuple
 
+if TYPE_CHECKING:
+    from rlpyt.utils.buffer import ArrayTree
+    from rlpyt.utils.collections import NamedArrayTupleLike
+
 
 def zeros_from_example(
-    example: Any, leading_dims: tuple[int, ...], share_memory: bool = False
+    example: ArrayTree, leading_dims: tuple[int, ...], share_memory: bool = False
 ) -> Any:
     """Zero-filled storage with the structure of ``example`` and extra leading dims.
 
@@ -65,7 +69,7 @@ class BaseReplayBuffer(abc.ABC):
 
     @abc.abstractmethod
     def append_samples(
-        self, samples: Any, valid: ArrayLike | None = None
+        self, samples: NamedArrayTupleLike, valid: ArrayLike | None = None
     ) -> tuple[int, np.ndarray]:
         """Write a ``[T_new, B]`` batch at the cursor; returns ``(T_new, row indexes)``."""
 

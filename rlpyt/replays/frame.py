@@ -21,6 +21,7 @@ from rlpyt.replays.base import zeros_from_example
 
 if TYPE_CHECKING:
     from rlpyt.replays.n_step import BaseNStepReturnBuffer
+    from rlpyt.utils.collections import NamedArrayTupleLike, NamedTupleLike
 
     _Storage = BaseNStepReturnBuffer  # the mixin runs over a storage class
 else:
@@ -41,13 +42,13 @@ class FrameBufferMixin(_Storage):
 
     T: int
     B: int
-    samples: Any
+    samples: NamedArrayTupleLike
     valid: np.ndarray
     t: int
     _buffer_full: bool
     async_: bool
 
-    def __init__(self, example: Any, **kwargs: Any) -> None:
+    def __init__(self, example: NamedTupleLike, **kwargs: Any) -> None:
         observation = np.asarray(getattr(example, "observation", None))
         if observation.ndim != 3 or not np.issubdtype(observation.dtype, np.integer):
             raise ValueError(
@@ -68,11 +69,11 @@ class FrameBufferMixin(_Storage):
         """The next write overwrites a frame that rows up to ``t + C - 2`` still read."""
         return max(1, self.n_frames - 1)
 
-    def _storage_example(self, example: Any) -> Any:
+    def _storage_example(self, example: NamedTupleLike) -> Any:
         stored = super()._storage_example(example)
         return stored._replace(observation=None)
 
-    def _write_rows(self, t: int, T_new: int, samples: Any) -> None:
+    def _write_rows(self, t: int, T_new: int, samples: NamedArrayTupleLike) -> None:
         """Store the other fields, then the newest frame of each step (and its duplicate)."""
         super()._write_rows(t, T_new, samples)
         observation = samples.observation

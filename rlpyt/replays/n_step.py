@@ -16,7 +16,7 @@ sampled and counts as an episode boundary.
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -25,6 +25,9 @@ from rlpyt.replays.base import BaseReplayBuffer, flat_fields, zeros_from_example
 from rlpyt.utils.buffer import get_leading_dims, numpify_buffer
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import is_namedtuple
+
+if TYPE_CHECKING:
+    from rlpyt.utils.collections import NamedArrayTupleLike, NamedTupleLike
 
 
 class NStepTargets(NamedTuple):
@@ -60,7 +63,7 @@ class BaseNStepReturnBuffer(BaseReplayBuffer):
 
     def __init__(
         self,
-        example: Any,
+        example: NamedTupleLike,
         size: int,
         B: int,
         discount: float = 1,
@@ -100,7 +103,7 @@ class BaseNStepReturnBuffer(BaseReplayBuffer):
         """Rows at and after the cursor that are not sampled (1: their prev action is stale)."""
         return 1
 
-    def _storage_example(self, example: Any) -> Any:
+    def _storage_example(self, example: NamedTupleLike) -> Any:
         """What ``samples`` stores per step (frame buffers drop the observation)."""
         return example
 
@@ -130,7 +133,7 @@ class BaseNStepReturnBuffer(BaseReplayBuffer):
             )
 
     def append_samples(
-        self, samples: Any, valid: ArrayLike | None = None
+        self, samples: NamedArrayTupleLike, valid: ArrayLike | None = None
     ) -> tuple[int, np.ndarray]:
         """Write a ``[T_new, B]`` chunk at the cursor, wrapping around.
 
@@ -177,7 +180,7 @@ class BaseNStepReturnBuffer(BaseReplayBuffer):
             )
         return flags
 
-    def _write_rows(self, t: int, T_new: int, samples: Any) -> None:
+    def _write_rows(self, t: int, T_new: int, samples: NamedArrayTupleLike) -> None:
         """Copy every stored field of ``samples`` into rows ``[t, t + T_new)`` mod T."""
         first = min(T_new, self.T - t)
         _assign(self.samples, slice(t, t + first), samples, slice(0, first))
@@ -284,7 +287,12 @@ class BaseNStepReturnBuffer(BaseReplayBuffer):
             array[...] = state[key]
 
 
-def _assign(dest: Any, dest_loc: slice, src: Any, src_loc: slice) -> None:
+def _assign(
+    dest: NamedArrayTupleLike | np.ndarray,
+    dest_loc: slice,
+    src: NamedArrayTupleLike | np.ndarray,
+    src_loc: slice,
+) -> None:
     """``dest[dest_loc] = src[src_loc]`` field by field (fields absent in ``dest`` skipped)."""
     if is_namedtuple(dest):
         for name, field in zip(dest._fields, dest, strict=True):

@@ -25,6 +25,7 @@ from rlpyt.utils.collections import namedarraytuple
 
 if TYPE_CHECKING:
     from rlpyt.replays.non_sequence.n_step import NStepReturnBuffer
+    from rlpyt.utils.collections import NamedArrayTupleLike
 
 SamplesToBufferPri = namedarraytuple("SamplesToBufferPri", ["samples", "priorities"])
 """What ``append_samples`` takes with ``input_priorities=True``: samples and ``[T_new, B]``."""
@@ -110,7 +111,7 @@ class PrioritizedReplay(_Storage):
         self.beta = float(beta)
 
     def append_samples(
-        self, samples: Any, valid: ArrayLike | None = None
+        self, samples: NamedArrayTupleLike, valid: ArrayLike | None = None
     ) -> tuple[int, np.ndarray]:
         """Store a ``[T_new, B]`` chunk and advance the tree.
 

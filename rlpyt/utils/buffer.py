@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike, DTypeLike
 from rlpyt.utils.collections import (
     NamedArrayTupleSchema_like,
     NamedTuple,
+    NamedTupleLike,
     NamedTupleSchema,
     is_namedtuple,
     namedarraytuple_like,
@@ -32,7 +33,9 @@ from rlpyt.utils.shared_memory import np_mp_array
 
 SENTINEL = "sentinel"
 
-ArrayTree: TypeAlias = "ArrayLike | torch.Tensor | tuple[ArrayTree, ...] | list[ArrayTree] | None"
+ArrayTree: TypeAlias = (
+    "ArrayLike | torch.Tensor | NamedTupleLike | tuple[ArrayTree, ...] | list[ArrayTree] | None"
+)
 """A buffer or example: an array, tensor or number, or a (nested) tuple, namedtuple,
 namedarraytuple or list of them; ``None`` stands for an absent field."""
 

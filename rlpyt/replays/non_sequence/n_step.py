@@ -34,7 +34,7 @@ class NStepReturnBuffer(BaseNStepReturnBuffer):
 
     replay_batch_cls: ClassVar[Any] = SamplesFromReplay
 
-    def extract_batch(self, T_idxs: np.ndarray, B_idxs: np.ndarray, **extra: Any) -> Any:
+    def extract_batch(self, T_idxs: np.ndarray, B_idxs: np.ndarray, **extra: np.ndarray) -> Any:
         """The replayed record of rows ``(T_idxs, B_idxs)`` as torch tensors.
 
         Args:

@@ -9,7 +9,7 @@ buffer whose example has ``timeout``; these classes only add the two fields to t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rlpyt.replays.async_ import AsyncReplayBufferMixin
 from rlpyt.replays.non_sequence.n_step import NStepReturnBuffer, SamplesFromReplay
@@ -17,6 +17,9 @@ from rlpyt.replays.non_sequence.prioritized import PrioritizedReplay, SamplesFro
 from rlpyt.replays.non_sequence.uniform import UniformReplay
 from rlpyt.replays.sum_tree import AsyncSumTree
 from rlpyt.utils.collections import namedarraytuple
+
+if TYPE_CHECKING:
+    from rlpyt.utils.collections import NamedTupleLike
 
 SamplesFromReplayTL = namedarraytuple(
     "SamplesFromReplayTL", SamplesFromReplay._fields + ("timeout", "timeout_n")
@@ -35,7 +38,7 @@ class NStepTimeLimitBuffer(NStepReturnBuffer):
 
     replay_batch_cls = SamplesFromReplayTL
 
-    def __init__(self, example: Any, **kwargs: Any) -> None:
+    def __init__(self, example: NamedTupleLike, **kwargs: Any) -> None:
         if "timeout" not in getattr(example, "_fields", ()):
             raise ValueError(
                 f"{type(self).__name__} needs a 'timeout' field in the example (e.g. "

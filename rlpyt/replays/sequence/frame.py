@@ -8,7 +8,7 @@ is rebuilt with the frames before each step's episode start zeroed, as AtariEnv 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rlpyt.replays.async_ import AsyncReplayBufferMixin
 from rlpyt.replays.frame import FrameBufferMixin
@@ -20,6 +20,9 @@ from rlpyt.replays.sequence.prioritized import (
 )
 from rlpyt.replays.sequence.uniform import UniformSequenceReplay
 
+if TYPE_CHECKING:
+    from rlpyt.utils.collections import NamedTupleLike
+
 
 class SequenceNStepFrameBuffer(FrameBufferMixin, SequenceNStepReturnBuffer):
     """Sequence storage with one stored frame per step.
@@ -30,7 +33,7 @@ class SequenceNStepFrameBuffer(FrameBufferMixin, SequenceNStepReturnBuffer):
 
     def __init__(
         self,
-        example: Any,
+        example: NamedTupleLike,
         size: int,
         B: int,
         rnn_state_interval: int,

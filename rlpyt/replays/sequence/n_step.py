@@ -20,7 +20,7 @@ overwrites; ``bootstrap_t`` always points at a written row of ``all_observation`
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from rlpyt.replays.n_step import BaseNStepReturnBuffer
 from rlpyt.utils.buffer import buffer_func, torchify_buffer
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import namedarraytuple
+
+if TYPE_CHECKING:
+    from rlpyt.utils.collections import NamedArrayTupleLike, NamedTupleLike
 
 SamplesFromReplay = namedarraytuple(
     "SamplesFromReplay",
@@ -115,7 +118,7 @@ class SequenceNStepReturnBuffer(BaseNStepReturnBuffer):
 
     def __init__(
         self,
-        example: Any,
+        example: NamedTupleLike,
         size: int,
         B: int,
         rnn_state_interval: int,
@@ -144,14 +147,14 @@ class SequenceNStepReturnBuffer(BaseNStepReturnBuffer):
         self._check_sequence_capacity(owner)
         self.samples_prev_rnn_state = self._rnn_state_storage(example)
 
-    def _storage_example(self, example: Any) -> Any:
+    def _storage_example(self, example: NamedTupleLike) -> Any:
         """The main storage keeps ``prev_rnn_state`` only when it is stored at every row."""
         stored = super()._storage_example(example)
         if self.rnn_state_interval != 1 and "prev_rnn_state" in getattr(stored, "_fields", ()):
             stored = stored._replace(prev_rnn_state=None)
         return stored
 
-    def _rnn_state_storage(self, example: Any) -> Any:
+    def _rnn_state_storage(self, example: NamedTupleLike) -> Any:
         """``[T // k, B, ...]`` state storage (k > 1), the main storage's field (k = 1), None."""
         k = self.rnn_state_interval
         if k == 0:
@@ -194,7 +197,7 @@ class SequenceNStepReturnBuffer(BaseNStepReturnBuffer):
             self.t, self._buffer_full, self.T, self.period, self.off_forward, self.span_forward
         )
 
-    def _write_rows(self, t: int, T_new: int, samples: Any) -> None:
+    def _write_rows(self, t: int, T_new: int, samples: NamedArrayTupleLike) -> None:
         """Store the chunk, then the states of its rows at multiples of k (k > 1)."""
         k = self.rnn_state_interval
         if k > 1 and getattr(samples, "prev_rnn_state", None) is None:
@@ -209,7 +212,7 @@ class SequenceNStepReturnBuffer(BaseNStepReturnBuffer):
             if keep.any():
                 self.samples_prev_rnn_state[rows[keep] // k] = samples.prev_rnn_state[keep]
 
-    def extract_batch(self, T_idxs: np.ndarray, B_idxs: np.ndarray, **extra: Any) -> Any:
+    def extract_batch(self, T_idxs: np.ndarray, B_idxs: np.ndarray, **extra: np.ndarray) -> Any:
         """The replayed sequences starting at rows ``(T_idxs, B_idxs)``, as torch tensors.
 
         Args:

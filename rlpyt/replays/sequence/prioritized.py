@@ -15,7 +15,7 @@ forgot alpha for sequences: its bug 14).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -29,6 +29,9 @@ from rlpyt.replays.sequence.n_step import (
 )
 from rlpyt.replays.sum_tree import AsyncSumTree, SumTree
 from rlpyt.utils.collections import namedarraytuple
+
+if TYPE_CHECKING:
+    from rlpyt.utils.collections import NamedTupleLike
 
 SamplesFromReplayPri = namedarraytuple(
     "SamplesFromReplayPri", SamplesFromReplay._fields + ("is_weights",)
@@ -199,7 +202,7 @@ class PrioritizedSequenceReplay(PrioritizedReplay):
 
     def __init__(
         self,
-        example: Any,
+        example: NamedTupleLike,
         size: int,
         B: int,
         rnn_state_interval: int,
