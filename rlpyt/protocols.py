@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from rlpyt.distributions.base import Distribution
     from rlpyt.envs.base import Env, EnvSpaces
-    from rlpyt.envs.traj_info import TrajInfo
+    from rlpyt.envs.traj_info import TrajInfo, TrajInfoRows
     from rlpyt.utils.collections import AttrDict
     from rlpyt.utils.records import BatchSpec, Samples
 
@@ -492,7 +492,7 @@ class Collector(Protocol):
     mid_batch_reset: bool
     envs: list[Env]
 
-    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[Any, list[TrajInfo]]:
+    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[Any, TrajInfoRows]:
         """Reset (and decorrelate) the envs; returns ``(agent_inputs, traj_infos)``."""
         ...
 
@@ -501,8 +501,8 @@ class Collector(Protocol):
         ...
 
     def collect_batch(
-        self, agent_inputs: Any, traj_infos: list[TrajInfo], itr: int
-    ) -> tuple[Any, list[TrajInfo], list[TrajInfo]]:
+        self, agent_inputs: Any, traj_infos: TrajInfoRows, itr: int
+    ) -> tuple[Any, TrajInfoRows, list[TrajInfo]]:
         """Fill one batch; returns ``(agent_inputs, traj_infos, completed_traj_infos)``."""
         ...
 

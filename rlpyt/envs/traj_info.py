@@ -12,7 +12,7 @@ path) and ``rlpyt.samplers.vector`` TrajInfoBatch.
 from __future__ import annotations
 
 from collections.abc import Callable, MutableMapping
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -103,6 +103,19 @@ class TrajInfo(AttrDict):
     def terminate(self, observation: EnvValue) -> TrajInfo:
         """Close the trajectory (hook for subclasses); returns self."""
         return self
+
+
+class TrajInfoRows(Protocol):
+    """The live TrajInfos of a collector's envs: a ``list[TrajInfo]`` or a TrajInfoBatch.
+
+    ``rows[b]`` is env b's TrajInfo, ``rows[b] = TrajInfoCls()`` starts env b afresh.
+    """
+
+    def __len__(self) -> int: ...  # noqa: D105
+
+    def __getitem__(self, b: int, /) -> TrajInfo: ...  # noqa: D105
+
+    def __setitem__(self, b: int, traj_info: TrajInfo, /) -> None: ...  # noqa: D105
 
 
 class TrajInfoBatch:

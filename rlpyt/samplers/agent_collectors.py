@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from rlpyt.agents.base import AgentInputs
-from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.envs.traj_info import TrajInfo, TrajInfoRows
 from rlpyt.samplers.collectors import DecorrelatingStartCollector, WaitResetMixin
 from rlpyt.samplers.episode import write_env_infos
 from rlpyt.utils.buffer import buffer_func, numpify_buffer, torchify_buffer
@@ -34,8 +34,8 @@ class CpuCollectorBase(DecorrelatingStartCollector):
     agent: Agent
 
     def collect_batch(
-        self, agent_inputs: AgentInputs, traj_infos: list[TrajInfo], itr: int
-    ) -> tuple[AgentInputs, list[TrajInfo], list[TrajInfo]]:
+        self, agent_inputs: AgentInputs, traj_infos: TrajInfoRows, itr: int
+    ) -> tuple[AgentInputs, TrajInfoRows, list[TrajInfo]]:
         """Fill this collector's ``[T, B_local]`` slice.
 
         Args:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rlpyt.agents.base import AgentInputs
-from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.envs.traj_info import TrajInfo, TrajInfoRows
 from rlpyt.samplers.collections import Samples, StepBuffer
 from rlpyt.samplers.episode import EpisodeStepper, trajectory_ended
 from rlpyt.samplers.evaluation import (  # noqa: F401  (kept for rlpyt's import path)
@@ -105,8 +105,8 @@ class BaseCollector(EpisodeStepper):
             self.agent.sample_mode(itr=0)
 
     def collect_batch(
-        self, agent_inputs: AgentInputs, traj_infos: list[TrajInfo], itr: int
-    ) -> tuple[AgentInputs, list[TrajInfo], list[TrajInfo]]:
+        self, agent_inputs: AgentInputs, traj_infos: TrajInfoRows, itr: int
+    ) -> tuple[AgentInputs, TrajInfoRows, list[TrajInfo]]:
         """Fill the buffer slice for one iteration.
 
         Returns:
@@ -121,7 +121,7 @@ class BaseCollector(EpisodeStepper):
 class DecorrelatingStartCollector(BaseCollector):
     """Starts envs out of phase with a random number of random actions."""
 
-    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[AgentInputs, list[TrajInfo]]:
+    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[AgentInputs, TrajInfoRows]:
         """Reset every env, then decorrelate; returns ``(agent_inputs, traj_infos)``.
 
         Args:
@@ -133,7 +133,7 @@ class DecorrelatingStartCollector(BaseCollector):
         self._decorrelate(observations, traj_infos, max_decorrelation_steps)
         return self._initial_inputs(observations), traj_infos
 
-    def _new_traj_infos(self) -> list[TrajInfo]:
+    def _new_traj_infos(self) -> TrajInfoRows:
         """A fresh TrajInfo per env (vector collectors keep them as one batch)."""
         return [self.TrajInfoCls() for _ in self.envs]
 
@@ -142,7 +142,7 @@ class DecorrelatingStartCollector(BaseCollector):
         return [env.reset() for env in self.envs]
 
     def _decorrelate(
-        self, observations: Any, traj_infos: list[TrajInfo], max_decorrelation_steps: int
+        self, observations: Any, traj_infos: TrajInfoRows, max_decorrelation_steps: int
     ) -> None:
         """Env b takes ``1..max`` random actions, drawn from ``(seed, env_rank)``; in place."""
         for b, env in enumerate(self.envs):
@@ -199,7 +199,7 @@ class WaitResetMixin(DecorrelatingStartCollector):
     _waiting: list[int]
     _stepping: list[int]
 
-    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[AgentInputs, list[TrajInfo]]:
+    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[AgentInputs, TrajInfoRows]:
         """Start the envs (see the collector); none waits yet."""
         self.need_reset = np.zeros(len(self.envs), dtype=bool)
         self.need_env_reset = np.zeros(len(self.envs), dtype=bool)
@@ -208,8 +208,8 @@ class WaitResetMixin(DecorrelatingStartCollector):
         return super().start_envs(max_decorrelation_steps)
 
     def collect_batch(
-        self, agent_inputs: AgentInputs, traj_infos: list[TrajInfo], itr: int
-    ) -> tuple[AgentInputs, list[TrajInfo], list[TrajInfo]]:
+        self, agent_inputs: AgentInputs, traj_infos: TrajInfoRows, itr: int
+    ) -> tuple[AgentInputs, TrajInfoRows, list[TrajInfo]]:
         """Reset the envs that finished last batch, then fill this collector's slice."""
         self.reset_if_needed(agent_inputs)
         return super().collect_batch(agent_inputs, traj_infos, itr)

@@ -1,15 +1,22 @@
 """The episode step: step a group of envs once, record the rows, and handle episode ends.
 
-Box: Collector. Every collector, training or evaluation, serial, CPU or GPU, steps its envs
-through :meth:`EpisodeStepper.step_envs`; the collectors differ only in the small hooks it
-calls (which envs step now, what happens when a trajectory ends or an env is done), and the
-hooks run once per time step or once per episode end, never once per env step. Invariant: per
-env ``b`` and step, the ``[B_local]`` rows ``observation[b]``, ``reward[b]`` and ``done[b]`` hold
-the env's new observation (the reset one after a mid-batch reset), its reward and its ``done``;
-the env's TrajInfo has seen the step.
+Box: Collector. Every collector, training or evaluation, serial, CPU or GPU, per-env or over a
+vector env, steps its envs through :meth:`EpisodeStepper.step_envs`, one skeleton in three
+phases: act on the envs and record the rows (:meth:`~EpisodeStepper._step_rows`), hand in the
+trajectories that ended (:meth:`~EpisodeStepper._end_trajectories`), then the done hook of each
+env that is ``done`` (:meth:`~EpisodeStepper._env_done`). The first two phases have two
+implementations: here the per-env one (a loop over ``env.step``, one ``TrajInfo.step`` per
+env), and ``rlpyt.samplers.vector.VecCollectorMixin`` the vector one (one ``VecEnv.step``,
+masks, one ``TrajInfoBatch.step``). The collectors differ only in the small policy hooks that
+both implementations call (which envs step now, where an ended trajectory is filed, how an env
+restarts, what ``done`` does); the hooks run once per time step or once per episode end, never
+once per env step. Invariant: per env ``b`` and step, the ``[B_local]`` rows ``observation[b]``,
+``reward[b]`` and ``done[b]`` hold the env's new observation (the reset one after a mid-batch
+reset), its reward and its ``done``; the env's TrajInfo has seen the step.
 
-This is the hottest loop of the project: keep it free of per-env calls beyond ``env.step`` and
-``TrajInfo.step`` (whether a record has ``traj_done`` is asked once per time step).
+This is the hottest loop of the project: keep the per-env phase free of per-env calls beyond
+``env.step`` and ``TrajInfo.step`` (whether a record has ``traj_done`` is asked once per time
+step), and the vector phase free of per-env Python except at episode ends.
 """
 
 from __future__ import annotations
@@ -19,12 +26,21 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.envs.traj_info import TrajInfo, TrajInfoRows
 from rlpyt.utils.buffer import buffer_func
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import Env
     from rlpyt.protocols import Agent
+
+StepRows = tuple[Any, list[int], Any, list[int]]
+"""What the first phase of the step returns: ``(env_infos, ended, finals, finished)``.
+
+``env_infos`` goes to :func:`write_env_infos`; ``ended`` lists the envs whose trajectory ended
+(ascending); ``finals`` holds their final observations in the implementation's own layout (read
+only by the same implementation's :meth:`EpisodeStepper._end_trajectories`); ``finished`` lists
+the envs that are ``done`` (ascending).
+"""
 
 
 def trajectory_ended(env_info: Any, done: bool) -> bool:
@@ -43,13 +59,13 @@ def trajectory_ended(env_info: Any, done: bool) -> bool:
     return env_info.traj_done
 
 
-def has_traj_done(env_info: Any) -> bool:
+def has_traj_done(env_info: object) -> bool:
     """Whether an env's info record has ``traj_done`` (then it, not ``done``, ends trajectories)."""
     fields = getattr(env_info, "_fields", None)
     return fields is not None and "traj_done" in fields
 
 
-def agent_info_rows(traj_infos: list[TrajInfo], agent_info: Any) -> Any:
+def agent_info_rows(traj_infos: TrajInfoRows, agent_info: Any) -> Any:
     """``agent_info`` ``[B_local]`` when the TrajInfos' ``step`` may read its rows, else None.
 
     The base ``TrajInfo.step`` ignores ``agent_info``, and making one row per env costs more than
@@ -59,7 +75,7 @@ def agent_info_rows(traj_infos: list[TrajInfo], agent_info: Any) -> Any:
         traj_infos: The live TrajInfo of each env.
         agent_info: The agent's info record ``[B_local, ...]`` (a namedarraytuple, or None).
     """
-    if not traj_infos or agent_info is None or type(traj_infos[0]).step is TrajInfo.step:
+    if not len(traj_infos) or agent_info is None or type(traj_infos[0]).step is TrajInfo.step:
         return None
     return agent_info
 
@@ -93,14 +109,16 @@ def write_env_infos(env_info_buf: Any, t: int, env_infos: list) -> None:
 class EpisodeStepper:
     """The one episode step of every collector, with mid-batch reset as the default policy.
 
-    Subclasses provide ``envs``, ``TrajInfoCls`` and ``agent`` (the collector bases set them)
-    and change the policy through hooks: :meth:`_envs_to_step` (once per time step),
-    :meth:`_end_trajectory` / :meth:`_restart_env` (once per trajectory end) and
-    :meth:`_env_done` (once per ``done``). The defaults reset an env as soon as its trajectory
-    ends and reset the agent's carried state of env ``b`` on its ``done``. The vector episode
-    step (``rlpyt.samplers.vector.VecCollectorMixin``) calls the same hooks per env at
-    episode ends, and reads the policy per time step as masks: ``mid_batch_reset`` (False:
-    ended envs wait for the next batch), :meth:`_waiting_rows` and :meth:`_active_rows`.
+    Subclasses provide ``envs``, ``TrajInfoCls`` and ``agent`` (the collector bases set them).
+    :meth:`step_envs` is the skeleton; :meth:`_step_rows` and :meth:`_end_trajectories` are
+    its per-env implementation (``VecCollectorMixin`` overrides both with the vector one).
+    Collector families change the policy through hooks: :meth:`_envs_to_step` (per-env, once
+    per time step) or ``mid_batch_reset``, :meth:`_waiting_rows` and :meth:`_active_rows` (the
+    same policy as masks, for the vector step); :meth:`_file_trajectory` and
+    :meth:`_restart_env` (once per trajectory end, after its TrajInfo was terminated and
+    replaced) and :meth:`_env_done` (once per ``done``).
+    The defaults reset an env as soon as its trajectory ends and reset the agent's carried
+    state of env ``b`` on its ``done``.
 
     Attributes:
         mid_batch_reset: An env whose trajectory ends is reset at once (wait-reset: False).
@@ -122,10 +140,10 @@ class EpisodeStepper:
         reward: np.ndarray,
         done: np.ndarray,
         agent_info: Any,
-        traj_infos: list[TrajInfo],
+        traj_infos: TrajInfoRows,
         completed: list,
-    ) -> list:
-        """Step each env once; record its rows; on a trajectory end, finish its TrajInfo.
+    ) -> Any:
+        """Step the envs once; record their rows; hand in ended trajectories; done hooks.
 
         Args:
             action: ``[B_local, ...]`` actions (wait-reset: waiting rows get the null action).
@@ -138,13 +156,39 @@ class EpisodeStepper:
             completed: Where finished TrajInfos go (training: one list; evaluation: per env).
 
         Returns:
-            The env_info of every env (None for an env not stepped), for
-            :func:`write_env_infos`.
+            The env_infos for :func:`write_env_infos`: per-env, a list with one record per env
+            (None for an env not stepped); vector, one record of ``[B_local]`` arrays.
+        """
+        env_infos, ended, finals, finished = self._step_rows(
+            action, observation, reward, done, agent_info, traj_infos
+        )
+        if ended:
+            self._end_trajectories(ended, finals, observation, traj_infos, completed)
+        for b in finished:
+            self._env_done(b)
+        return env_infos
+
+    def _step_rows(
+        self,
+        action: np.ndarray,
+        observation: Any,
+        reward: np.ndarray,
+        done: np.ndarray,
+        agent_info: Any,
+        traj_infos: TrajInfoRows,
+    ) -> StepRows:
+        """Phase 1, per env: step each env of :meth:`_envs_to_step`; write its rows and TrajInfo.
+
+        An ended env's row holds its final observation until :meth:`_end_trajectories`; an env
+        a time limit cut (``env_info.timeout``) is filed in ``_truncations`` (if recorded).
         """
         envs = self.envs
         env_infos: list = [None] * len(envs)
         rows = agent_info_rows(traj_infos, agent_info)
         truncations = self._truncations
+        ended: list[int] = []
+        finals: list[Any] = []
+        finished: list[int] = []
         ends_on_traj_done = None  # the envs' info records have traj_done (known at a step)
         for b in self._envs_to_step(action, reward, done):
             o, r, d, env_info = envs[b].step(action[b])
@@ -153,21 +197,45 @@ class EpisodeStepper:
             if ends_on_traj_done is None:
                 ends_on_traj_done = has_traj_done(env_info)
             if env_info.traj_done if ends_on_traj_done else d:
+                ended.append(b)
+                finals.append(o)
                 if truncations is not None and getattr(env_info, "timeout", False):
                     truncations.append((b, buffer_func(o, np.array)))  # reset may reuse o
-                o = self._end_trajectory(b, o, traj_infos, completed)
             if d:
-                self._env_done(b)
+                finished.append(b)
             observation[b] = o
             reward[b] = r
             done[b] = d
             env_infos[b] = env_info
-        return env_infos
+        return env_infos, ended, finals, finished
+
+    def _end_trajectories(
+        self,
+        ended: list[int],
+        finals: Any,
+        observation: Any,
+        traj_infos: TrajInfoRows,
+        completed: list,
+    ) -> None:
+        """Phase 2, per env: hand in each ended env's TrajInfo, restart the env.
+
+        Args:
+            ended: The envs whose trajectory ended, ascending.
+            finals: Their final observations, in the order of ``ended``.
+            observation: ``[B_local, ...]``; row ``b`` gets what env ``b`` continues from.
+            traj_infos: The live TrajInfo of each env.
+            completed: Where finished TrajInfos go (see :meth:`_file_trajectory`).
+        """
+        for b, final in zip(ended, finals, strict=True):
+            traj_info = traj_infos[b].terminate(final)
+            traj_infos[b] = self.TrajInfoCls()
+            self._file_trajectory(b, traj_info, completed)
+            observation[b] = self._restart_env(b, final)
 
     def _envs_to_step(
         self, action: np.ndarray, reward: np.ndarray, done: np.ndarray
     ) -> Iterable[int]:
-        """The envs that step at this time step (default: all of them)."""
+        """Per-env step: the envs that step at this time step (default: all of them)."""
         return range(len(self.envs))
 
     def _waiting_rows(self) -> np.ndarray | None:
@@ -182,17 +250,9 @@ class EpisodeStepper:
         """
         return None
 
-    def _end_trajectory(
-        self, b: int, observation: Any, traj_infos: list[TrajInfo], completed: list
-    ) -> Any:
-        """Env ``b``'s trajectory ended: hand in its TrajInfo, start a new one, restart it.
-
-        Returns:
-            The observation env ``b`` continues from (see :meth:`_restart_env`).
-        """
-        completed.append(traj_infos[b].terminate(observation))
-        traj_infos[b] = self.TrajInfoCls()
-        return self._restart_env(b, observation)
+    def _file_trajectory(self, b: int, traj_info: TrajInfo, completed: list) -> None:
+        """File env ``b``'s finished TrajInfo (training: one list for all envs)."""
+        completed.append(traj_info)
 
     def _restart_env(self, b: int, observation: Any) -> Any:
         """Reset env ``b`` now (mid-batch); returns its first observation."""

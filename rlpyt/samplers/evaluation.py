@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.envs.traj_info import TrajInfo, TrajInfoRows
 from rlpyt.samplers.collections import StepBuffer
 from rlpyt.samplers.episode import EpisodeStepper
 from rlpyt.utils.buffer import buffer_from_example, buffer_func, torchify_buffer
@@ -89,7 +89,7 @@ class BaseEvalCollector(EpisodeStepper):
         """
         raise NotImplementedError
 
-    def _new_traj_infos(self) -> list[TrajInfo]:
+    def _new_traj_infos(self) -> TrajInfoRows:
         """A fresh TrajInfo per env (vector collectors keep them as one batch)."""
         return [self.TrajInfoCls() for _ in self.envs]
 
@@ -97,8 +97,7 @@ class BaseEvalCollector(EpisodeStepper):
         """Reset every env; returns their first observations (a list, one per env)."""
         return [env.reset() for env in self.envs]
 
-    @staticmethod
-    def _write_rows(observation: Any, observations: Any) -> None:
+    def _write_rows(self, observation: Any, observations: Any) -> None:
         """Copy the observations :meth:`_reset_all` returned into the ``[B, ...]`` buffer."""
         for b, o in enumerate(observations):
             observation[b] = o
@@ -111,15 +110,12 @@ class BaseEvalCollector(EpisodeStepper):
         """Vector step: the envs still short of their quota, as a mask."""
         return self.active
 
-    def _end_trajectory(
-        self, b: int, observation: Any, traj_infos: list[TrajInfo], completed: list
-    ) -> Any:
+    def _file_trajectory(self, b: int, traj_info: TrajInfo, completed: list) -> None:
         """File the TrajInfo under env ``b`` (``completed`` is per env); stop it at its quota."""
-        observation = super()._end_trajectory(b, observation, traj_infos, completed[b])
+        completed[b].append(traj_info)
         quota = self.quota()
         if quota is not None and len(completed[b]) >= quota:
             self.active[b] = False
-        return observation
 
 
 def first_row(observations: Any) -> Any:

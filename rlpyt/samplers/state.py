@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from rlpyt.agents.base import AgentInputs
-from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.envs.traj_info import TrajInfoRows
 from rlpyt.samplers.noise import SamplingNoise
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ FLAGS = ("need_reset", "need_env_reset")  # wait-reset collectors' per-env flags
 def collector_state(
     collector: Collector,
     agent_inputs: AgentInputs,
-    traj_infos: list[TrajInfo],
+    traj_infos: TrajInfoRows,
     agent: Agent | None = None,
     eval_collector: Any = None,
     process_rng: bool = False,
@@ -86,7 +86,7 @@ def load_collector_state(
     state: dict,
     agent: Agent | None = None,
     eval_collector: Any = None,
-) -> tuple[AgentInputs, list[TrajInfo]]:
+) -> tuple[AgentInputs, TrajInfoRows]:
     """Restore what :func:`collector_state` saved; returns ``(agent_inputs, traj_infos)``.
 
     The agent inputs are copied into the carried arrays in place (for GPU collectors those are

@@ -6,9 +6,11 @@ over the sampler's (or worker's) slice of B and presents it as a list of ``B_loc
 views (:class:`VecEnvSlot`), so everything that counts, seeds, pickles or closes ``envs``
 keeps working, and :func:`collector_class` turns the chosen collector class (``CpuResetCollector``,
 ``GpuWaitResetCollector``, an eval collector, a user's subclass) into its vector twin by putting
-:class:`VecCollectorMixin` first. The mixin replaces only the per-env steps of the collector
-bases (the episode step, resets, decorrelation); batch loops, agent calls, buffers and state
-saving are the collectors' own.
+:class:`VecCollectorMixin` first. The mixin implements the vector phases of the one episode step
+(:meth:`~rlpyt.samplers.episode.EpisodeStepper.step_envs`: ``_step_rows`` and
+``_end_trajectories``) and the start-up hooks of the collector bases (resets, decorrelation);
+the step's skeleton and policy hooks, batch loops, agent calls, buffers and state saving are the
+collectors' own.
 
 Invariant: for gymnasium's sync vector env (the same envs, seeds and resets as per-env
 ``GymEnvWrapper`` envs) the vector collectors write the same samples and TrajInfos as the
@@ -19,15 +21,15 @@ Decorrelation is the exception: its random actions are drawn per env (start-up o
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
 
 from rlpyt.agents.base import AgentInputs
-from rlpyt.envs.traj_info import TrajInfoBatch
+from rlpyt.envs.traj_info import TrajInfoBatch, TrajInfoRows
 from rlpyt.envs.vector import SingleEnvView, VecEnv, buffer_row, is_vector_env_maker
-from rlpyt.samplers.episode import EpisodeStepper
+from rlpyt.samplers.episode import EpisodeStepper, StepRows
 from rlpyt.utils.buffer import buffer_func
 from rlpyt.utils.seed import set_envs_seeds
 
@@ -64,7 +66,7 @@ class VecEnvSlot:
     def horizon(self) -> int | None:  # noqa: D102
         return self.vec_env.horizon
 
-    def step(self, action: Any) -> Any:
+    def step(self, action: object) -> Any:
         """Refused: a slot of a vector env steps only with the whole vector env."""
         raise TypeError(
             f"Env {self.index} is a slot of {type(self.vec_env).__name__}: step the vector env "
@@ -105,7 +107,7 @@ def make_envs(
     return [VecEnvSlot(vec_env, b) for b in range(n)]
 
 
-def check_vec_env(vec_env: Any, n: int, EnvCls: Any) -> None:  # noqa: N803
+def check_vec_env(vec_env: object, n: int, EnvCls: object) -> None:  # noqa: N803
     """Raise a clear error unless ``vec_env`` is a VecEnv of ``n`` envs."""
     if not isinstance(vec_env, VecEnv):
         raise TypeError(
@@ -127,7 +129,7 @@ def make_example_env(EnvCls: Callable[..., Any], env_kwargs: dict) -> Env:  # no
     return EnvCls(**env_kwargs)
 
 
-def vector_env_of(envs: Any) -> VecEnv | None:
+def vector_env_of(envs: Sequence[object]) -> VecEnv | None:
     """The vector env behind a collector's ``envs`` list, or None for per-env envs."""
     if envs and isinstance(envs[0], VecEnvSlot):
         return envs[0].vec_env
@@ -135,16 +137,17 @@ def vector_env_of(envs: Any) -> VecEnv | None:
 
 
 _VECTOR_CLASSES: dict[type, type] = {}
+F = TypeVar("F", bound=Callable[..., object])
 
 
-def collector_class(CollectorCls: Any, envs: Any) -> Any:  # noqa: N803
+def collector_class(CollectorCls: F, envs: Sequence[object]) -> F:  # noqa: N803
     """``CollectorCls``, or its vector twin (``VecCollectorMixin`` first) for vector envs."""
-    if vector_env_of(envs) is None or issubclass(CollectorCls, VecCollectorMixin):
+    cls = cast(type, CollectorCls)
+    if vector_env_of(envs) is None or issubclass(cls, VecCollectorMixin):
         return CollectorCls
-    if CollectorCls not in _VECTOR_CLASSES:
-        name = "Vec" + CollectorCls.__name__
-        _VECTOR_CLASSES[CollectorCls] = type(name, (VecCollectorMixin, CollectorCls), {})
-    return _VECTOR_CLASSES[CollectorCls]
+    if cls not in _VECTOR_CLASSES:
+        _VECTOR_CLASSES[cls] = type("Vec" + cls.__name__, (VecCollectorMixin, cls), {})
+    return cast(F, _VECTOR_CLASSES[cls])
 
 
 # -- the vector twin of every collector --------------------------------------------------------
@@ -153,9 +156,12 @@ def collector_class(CollectorCls: Any, envs: Any) -> Any:  # noqa: N803
 class VecCollectorMixin(EpisodeStepper):
     """Steps a vector env in place of a list of envs (see the module docstring).
 
-    Works with the training collectors (reset and wait-reset, CPU and GPU, double-buffered) and
-    the evaluation collectors, through the policy hooks of the episode step that each family
-    overrides: ``mid_batch_reset`` (reset collectors: the vector env resets ended envs itself),
+    The episode step is the collector's own ``step_envs``; this mixin gives it the vector
+    phases: one ``VecEnv.step`` with masks and one ``TrajInfoBatch.step`` per time step, then
+    one ``TrajInfoBatch.finish`` for the trajectories that ended. Works with the training
+    collectors (reset and wait-reset, CPU and GPU, double-buffered) and the evaluation
+    collectors, through the policy hooks of the episode step that each family overrides:
+    ``mid_batch_reset`` (reset collectors: the vector env resets ended envs itself),
     :meth:`~EpisodeStepper._waiting_rows` (wait-reset collectors) and
     :meth:`~EpisodeStepper._active_rows` (evaluation collectors). Which rows count at a step:
     all, minus the waiting ones, minus those past their quota, minus rows that a
@@ -175,7 +181,7 @@ class VecCollectorMixin(EpisodeStepper):
 
     # The per-env hooks of the collector bases, over the vector env.
 
-    def _new_traj_infos(self) -> TrajInfoBatch:  # type: ignore[override]
+    def _new_traj_infos(self) -> TrajInfoRows:
         return TrajInfoBatch(self.TrajInfoCls, len(self.envs))
 
     def _reset_all(self) -> Any:
@@ -187,7 +193,7 @@ class VecCollectorMixin(EpisodeStepper):
         self._frozen: Any = None
         return _copy(vec_env.reset())
 
-    def _write_rows(self, observation: Any, observations: Any) -> None:  # type: ignore[override]
+    def _write_rows(self, observation: Any, observations: Any) -> None:
         observation[:] = observations
 
     def _initial_inputs(self, observations: Any) -> AgentInputs:
@@ -204,7 +210,7 @@ class VecCollectorMixin(EpisodeStepper):
     env_ranks: list[int]
 
     def _decorrelate(
-        self, observations: Any, traj_infos: Any, max_decorrelation_steps: int
+        self, observations: Any, traj_infos: TrajInfoRows, max_decorrelation_steps: int
     ) -> None:
         """All envs take the same number of random actions, ``1..max`` drawn from ``seed``.
 
@@ -213,6 +219,7 @@ class VecCollectorMixin(EpisodeStepper):
         """
         if max_decorrelation_steps <= 0:
             return
+        batch = _batch(traj_infos)
         rng = np.random.default_rng(None if self.seed is None else [self.seed, self.env_ranks[0]])
         space = self.envs[0].action_space
         vec_env = self.vec_env
@@ -220,11 +227,11 @@ class VecCollectorMixin(EpisodeStepper):
             action = _stack([space.sample() for _ in self.envs])
             out = vec_env.step(action)
             rows = out.stepped
-            traj_infos.step(None, action, out.reward, out.done, None, out.env_info, rows)
+            batch.step(None, action, out.reward, out.done, None, out.env_info, rows)
             ended = _ended(out.env_info, out.done, rows)
             observations[:] = out.observation
             if ended.any():
-                traj_infos.reset_rows(ended)
+                batch.reset_rows(ended)
                 if not vec_env.autoreset:  # wait-reset: restart them now, as per-env envs
                     self._reset_rows(ended, observations)
 
@@ -232,30 +239,27 @@ class VecCollectorMixin(EpisodeStepper):
         fresh = self.vec_env.reset_envs(mask)
         observation[mask] = _take(fresh, mask)
 
-    def _restart_env(self, b: int, observation: Any) -> Any:
-        if self.mid_batch_reset:
-            return observation  # the vector env reset it already (or does on its next call)
-        return super()._restart_env(b, observation)
-
-    def step_envs(  # type: ignore[override]
+    def _step_rows(
         self,
         action: np.ndarray,
         observation: Any,
         reward: np.ndarray,
         done: np.ndarray,
         agent_info: Any,
-        traj_infos: TrajInfoBatch,
-        completed: list,
-    ) -> Any:
-        """Step the vector env once; record the rows; hand in ended trajectories.
+        traj_infos: TrajInfoRows,
+    ) -> StepRows:
+        """Phase 1, vector: one ``VecEnv.step``; rows and TrajInfos written with masks.
 
         Returns:
-            The env_info record of ``[B_local]`` arrays, for ``write_env_infos``.
+            ``(env_info, ended, final_observation, finished)``: one env_info record of
+            ``[B_local]`` arrays, the ended and the done envs that count (lists), and the
+            vector env's ``[B_local, ...]`` final observations.
         """
+        batch = _batch(traj_infos)
         waiting = self._waiting_rows()
         if waiting is not None:
             action[waiting] = self._null_action  # also the next prev_action
-        before = None if traj_infos.vectorized else _copy(observation)
+        before = None if batch.vectorized else _copy(observation)
         out = self.vec_env.step(action, observation=observation, reward=reward, done=done)
         active = self._active_rows()
         rows = self._counting_rows(out.stepped, waiting, active, action, done)
@@ -266,35 +270,38 @@ class VecCollectorMixin(EpisodeStepper):
         env_info = out.env_info
         if rows is not None and active is None and not rows.all():
             env_info = _zero_rows(env_info, ~rows)  # waiting rows, as per-env collectors
-        traj_infos.step(before, action, reward, done, agent_info, env_info, rows)
-        ended = _ended(env_info, done, rows)
-        if ended.any():
-            self._hand_in(ended, out.final_observation, traj_infos, completed)
-            if self._truncations is not None and "timeout" in env_info._fields:
-                self._note_truncations(ended & env_info.timeout, out.final_observation)
+        batch.step(before, action, reward, done, agent_info, env_info, rows)
+        ended = np.flatnonzero(_ended(env_info, done, rows)).tolist()
+        if ended and self._truncations is not None and "timeout" in env_info._fields:
+            for b in ended:
+                if env_info.timeout[b]:
+                    self._truncations.append((b, buffer_row(out.final_observation, b)))
         finished = done if rows is None else done & rows
-        if finished.any():
-            self._envs_done(finished, observation)
-        return env_info
+        if not self.mid_batch_reset and finished.any():  # they wait from now on
+            if self._frozen is None:
+                self._frozen = _copy(observation)
+            self._frozen[finished] = _take(observation, finished)
+        return env_info, ended, out.final_observation, np.flatnonzero(finished).tolist()
 
-    def _hand_in(
-        self, ended: np.ndarray, final: Any, traj_infos: TrajInfoBatch, completed: list
+    def _end_trajectories(
+        self,
+        ended: list[int],
+        finals: Any,
+        observation: Any,
+        traj_infos: TrajInfoRows,
+        completed: list,
     ) -> None:
-        """The trajectory-end hook per ended env (training collectors: in one batch call)."""
-        rows = np.flatnonzero(ended).tolist()
-        if type(self)._end_trajectory is EpisodeStepper._end_trajectory:
-            completed.extend(traj_infos.finish(rows, final))
-            for b in rows:
-                self._restart_env(b, None)
-            return
-        for b in rows:
-            self._end_trajectory(b, buffer_row(final, b), cast(Any, traj_infos), completed)
+        """Phase 2, vector: one ``TrajInfoBatch.finish``, then the per-env filing (and restart).
 
-    def _note_truncations(self, timeouts: np.ndarray, final: Any) -> None:
-        """File the final observations of the envs a time limit cut (see ``_truncations``)."""
-        truncations = cast(list, self._truncations)
-        for b in np.flatnonzero(timeouts).tolist():
-            truncations.append((b, buffer_row(final, b)))
+        ``observation`` is left alone: the vector env wrote each ended env's next row already
+        (reset collectors: its first observation, the backend reset it; wait-reset: its last
+        one). So :meth:`_restart_env` is called only where ``mid_batch_reset`` is False.
+        """
+        restarts = self.mid_batch_reset  # the vector env resets ended envs itself
+        for b, traj_info in zip(ended, _batch(traj_infos).finish(ended, finals), strict=True):
+            self._file_trajectory(b, traj_info, completed)
+            if not restarts:
+                self._restart_env(b, buffer_row(finals, b))
 
     def _counting_rows(
         self,
@@ -324,14 +331,14 @@ class VecCollectorMixin(EpisodeStepper):
             rows = active.copy() if rows is None else rows & active
         return rows
 
-    def _envs_done(self, finished: np.ndarray, observation: Any) -> None:
-        """The done hook per finished env; wait-reset collectors freeze their observations."""
-        for b in np.flatnonzero(finished).tolist():
-            self._env_done(b)
-        if not self.mid_batch_reset:  # they wait from now on
-            if self._frozen is None:
-                self._frozen = _copy(observation)
-            self._frozen[finished] = _take(observation, finished)
+
+def _batch(traj_infos: TrajInfoRows) -> TrajInfoBatch:
+    """The TrajInfoBatch a vector collector made with :meth:`VecCollectorMixin._new_traj_infos`."""
+    if not isinstance(traj_infos, TrajInfoBatch):
+        raise TypeError(
+            f"Vector collectors step a TrajInfoBatch (from start_envs), not {type(traj_infos)}."
+        )
+    return traj_infos
 
 
 def _ended(env_info: Any, done: np.ndarray, rows: np.ndarray | None) -> np.ndarray:

@@ -13,24 +13,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rlpyt.samplers.agent_collectors import CpuResetCollector, CpuWaitResetCollector
+from rlpyt.samplers.collectors import BaseCollector
 from rlpyt.samplers.parallel.gpu.collectors import GpuResetCollector, GpuWaitResetCollector
 
 if TYPE_CHECKING:
     from rlpyt.agents.base import AgentInputs
-    from rlpyt.envs.traj_info import TrajInfo
-    from rlpyt.samplers.collections import Samples
+    from rlpyt.envs.traj_info import TrajInfo, TrajInfoRows
 
 
-class DoubleBufferCollectorMixin:
+class DoubleBufferCollectorMixin(BaseCollector):
     """Writes each batch into the half ``sync.db_idx`` of a double buffer.
 
     Put first among a collector's bases. Its ``samples_np`` argument is the pair of halves
     ``(half_0, half_1)``, each ``[T, B_local]``; ``sync.db_idx`` (a shared ``RawValue``) picks
     the half at the start of each batch.
     """
-
-    samples_np: Samples
-    sync: Any
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -44,13 +41,13 @@ class DoubleBufferCollectorMixin:
         self.samples_np = self.double_buffer[0]  # start_envs reads the layout of one half
 
     def collect_batch(
-        self, agent_inputs: AgentInputs, traj_infos: list[TrajInfo], itr: int
-    ) -> tuple[AgentInputs, list[TrajInfo], list[TrajInfo]]:
+        self, agent_inputs: AgentInputs, traj_infos: TrajInfoRows, itr: int
+    ) -> tuple[AgentInputs, TrajInfoRows, list[TrajInfo]]:
         """Point ``samples_np`` at the half ``sync.db_idx``, then collect one batch."""
         if self.sync is None:
             raise RuntimeError(f"{type(self).__name__} needs a sync with db_idx.")
         self.samples_np = self.double_buffer[self.sync.db_idx.value]
-        return super().collect_batch(agent_inputs, traj_infos, itr)  # type: ignore[misc]
+        return super().collect_batch(agent_inputs, traj_infos, itr)
 
 
 class DbCpuResetCollector(DoubleBufferCollectorMixin, CpuResetCollector):

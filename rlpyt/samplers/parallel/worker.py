@@ -45,8 +45,8 @@ NO_STATE_OP, GET_STATE, SET_STATE = 0, 1, 2  # values of ctrl.state_op
 
 if TYPE_CHECKING:
     from rlpyt.agents.base import AgentInputs
+    from rlpyt.envs.traj_info import TrajInfoRows
     from rlpyt.protocols import Collector
-    from rlpyt.samplers.collections import TrajInfo
     from rlpyt.samplers.evaluation import BaseEvalCollector
 
 
@@ -239,8 +239,8 @@ def _transfer_state(
     w: AttrDict,
     collectors: tuple[Collector, BaseEvalCollector | None],
     agent_inputs: AgentInputs,
-    traj_infos: list[TrajInfo],
-) -> tuple[AgentInputs, list[TrajInfo]]:
+    traj_infos: TrajInfoRows,
+) -> tuple[AgentInputs, TrajInfoRows]:
     """Report this worker's collector state, or load the one the master queued for it.
 
     The state includes the evaluation collector's envs and this process's generators

@@ -9,6 +9,7 @@ import pytest
 
 from rlpyt.agents.pg.classic import ClassicFfAgent
 from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.envs.vector import EnvListMaker
 from rlpyt.samplers.buffer import build_samples_buffer, build_step_buffer
 from rlpyt.samplers.collections import BatchSpec
 from rlpyt.samplers.episode import EpisodeStepper
@@ -30,14 +31,15 @@ from tests.unit.samplers.sampler_helpers import ProbeEnv
 B, T = 3, 24
 
 
-def serial_collector(CollectorCls):  # noqa: N803
+def serial_collector(CollectorCls, EnvCls=ProbeEnv, **kwargs):  # noqa: N803
     sampler = SerialSampler(
-        EnvCls=ProbeEnv,
+        EnvCls=EnvCls,
         env_kwargs={},
         batch_T=T,
         batch_B=B,
         CollectorCls=CollectorCls,
         max_decorrelation_steps=0,
+        **kwargs,
     )
     sampler.initialize(ClassicFfAgent(), seed=5)
     return sampler
@@ -196,3 +198,55 @@ def test_eval_buffers_are_built_once_and_reused():
     buffers = collector._buffers
     collector.collect_evaluation(1)
     assert all(a is b for a, b in zip(buffers, collector._buffers, strict=True))
+
+
+@pytest.mark.parametrize("CollectorCls", [CpuResetCollector, CpuWaitResetCollector])
+def test_vector_collectors_step_through_the_episode_step(step_calls, CollectorCls):  # noqa: N803
+    """Over a vector env the collectors' twins take the same step (its vector phases)."""
+    sampler = serial_collector(
+        CollectorCls, EnvListMaker(ProbeEnv), eval_n_envs=2, eval_max_steps=40
+    )
+    sampler.obtain_samples(0)
+    assert step_calls == {"Vec" + CollectorCls.__name__: T}
+    assert sampler.evaluate_agent(0)
+    assert step_calls["VecSerialEvalCollector"] > 0
+    sampler.shutdown()
+
+
+def filing(CollectorCls, record):  # noqa: N803
+    """``CollectorCls`` with its trajectory-end and done hooks recording into ``record``."""
+
+    class Filing(CollectorCls):
+        def _file_trajectory(self, b, traj_info, completed):
+            record.append(("filed", b, traj_info.Length, traj_info.Return))
+            super()._file_trajectory(b, traj_info, completed)
+
+        def _restart_env(self, b, observation):
+            record.append(("restart", b))
+            return super()._restart_env(b, observation)
+
+        def _env_done(self, b):
+            record.append(("done", b))
+            super()._env_done(b)
+
+    return Filing
+
+
+@pytest.mark.parametrize("CollectorCls", [CpuResetCollector, CpuWaitResetCollector])
+def test_both_paths_call_a_collectors_hooks_alike(CollectorCls):  # noqa: N803
+    """Per-env envs and the same envs as a vector env: the same hook calls, in order."""
+    records = []
+    for EnvCls in (ProbeEnv, EnvListMaker(ProbeEnv)):  # noqa: N806
+        record = []
+        sampler = serial_collector(filing(CollectorCls, record), EnvCls)
+        completed = [sampler.obtain_samples(itr)[1] for itr in range(3)]
+        sampler.shutdown()
+        records.append((record, [[(t.Length, t.Return) for t in c] for c in completed]))
+    (per_env, per_env_completed), (vector, vector_completed) = records
+    if CollectorCls.mid_batch_reset:  # the vector env resets ended envs itself
+        per_env = [entry for entry in per_env if entry[0] != "restart"]
+    assert vector == per_env
+    assert vector_completed == per_env_completed
+    kinds = [entry[0] for entry in records[0][0]]
+    assert kinds.count("filed") == kinds.count("restart") >= 3 * B  # 5..14-step episodes, T=24
+    assert kinds.count("done") >= kinds.count("filed")

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rlpyt.agents.base import AgentInputs
-from rlpyt.envs.traj_info import TrajInfo
+from rlpyt.envs.traj_info import TrajInfo, TrajInfoRows
 from rlpyt.samplers.collections import StepBuffer
 from rlpyt.samplers.collectors import DecorrelatingStartCollector, WaitResetMixin
 from rlpyt.samplers.episode import write_env_infos
@@ -46,7 +46,7 @@ class GpuResetCollector(DecorrelatingStartCollector):
     sync: AttrDict
     step_buffer_np: StepBuffer  # [B_local] numpy, shared with the action server
 
-    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[AgentInputs, list[TrajInfo]]:
+    def start_envs(self, max_decorrelation_steps: int = 0) -> tuple[AgentInputs, TrajInfoRows]:
         """Reset and decorrelate; the agent inputs then live in the step buffer."""
         agent_inputs, traj_infos = super().start_envs(max_decorrelation_steps)
         step = self.step_buffer_np
@@ -57,8 +57,8 @@ class GpuResetCollector(DecorrelatingStartCollector):
         return AgentInputs(step.observation, step.action, step.reward), traj_infos
 
     def collect_batch(
-        self, agent_inputs: AgentInputs, traj_infos: list[TrajInfo], itr: int
-    ) -> tuple[AgentInputs, list[TrajInfo], list[TrajInfo]]:
+        self, agent_inputs: AgentInputs, traj_infos: TrajInfoRows, itr: int
+    ) -> tuple[AgentInputs, TrajInfoRows, list[TrajInfo]]:
         """Fill this worker's ``[T, B_local]`` columns, one server round trip per step.
 
         Returns:
@@ -83,7 +83,7 @@ class GpuResetCollector(DecorrelatingStartCollector):
         self.sync.obs_ready.release()
         wait_for_master(self.sync.act_ready, self.sync.quit, self.sync.parent_pid)
 
-    def _step_envs(self, t: int, traj_infos: list[TrajInfo], completed: list[TrajInfo]) -> None:
+    def _step_envs(self, t: int, traj_infos: TrajInfoRows, completed: list[TrajInfo]) -> None:
         """Step the envs with the server's actions; record the env fields of ``samples_np[t]``."""
         env_buf, step = self.samples_np.env, self.step_buffer_np
         agent_info = self.samples_np.agent.agent_info[t]
@@ -105,7 +105,7 @@ class GpuWaitResetCollector(WaitResetMixin, GpuResetCollector):
 
     mid_batch_reset = False
 
-    def _step_envs(self, t: int, traj_infos: list[TrajInfo], completed: list[TrajInfo]) -> None:
+    def _step_envs(self, t: int, traj_infos: TrajInfoRows, completed: list[TrajInfo]) -> None:
         """As GpuResetCollector; the action row is written again (waiting envs: null action)."""
         super()._step_envs(t, traj_infos, completed)
         self.samples_np.agent.action[t] = self.step_buffer_np.action
