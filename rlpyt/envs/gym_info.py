@@ -17,6 +17,7 @@ from typing import Any
 
 import gymnasium
 import numpy as np
+from numpy.typing import ArrayLike
 
 from rlpyt.spaces.gym_wrapper import unique_identifiers
 from rlpyt.utils.collections import NamedTuple, NamedTupleSchema
@@ -122,7 +123,9 @@ class InfoConverter:
         except TypeError:  # unhashable extra values (arrays): no reuse
             return self.schema._make(extra_values or self._extra_defaults)
 
-    def _cast(self, key: Any, value: Any, dtype: np.dtype, default: Any) -> Any:
+    def _cast(
+        self, key: object, value: ArrayLike, dtype: np.dtype, default: np.ndarray | np.generic
+    ) -> Any:
         """``value`` in the example's dtype/shape; on mismatch the default and one warning."""
         try:
             if np.ndim(default) == 0 and np.ndim(value) == 0:

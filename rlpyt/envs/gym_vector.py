@@ -355,7 +355,7 @@ def _horizon(env: VectorEnv) -> int | None:
     return None if steps is None else int(steps)
 
 
-def _copy_of(value: Any) -> Any:
+def _copy_of(value: object) -> Any:
     """A copy of an array or of a (nested) record of arrays."""
     if isinstance(value, tuple) and hasattr(value, "_make"):  # a record (namedtuple-like)
         return value._make(_copy_of(v) for v in value)

@@ -42,7 +42,7 @@ from typing import Any, Protocol, cast
 import numpy as np
 
 from rlpyt.envs.base import Env, EnvSpacesMixin, EnvStep
-from rlpyt.utils.buffer import buffer_from_example, buffer_func
+from rlpyt.utils.buffer import ArrayTree, buffer_from_example, buffer_func
 
 VecEnvStep = namedtuple(
     "VecEnvStep",
@@ -203,15 +203,15 @@ def deliver(current: Any, out: Any) -> Any:
     return out
 
 
-def buffer_row(value: Any, b: int) -> Any:
+def buffer_row(value: ArrayTree, b: int) -> Any:
     """Row ``b`` of an array or of a (nested) record of arrays, as a copy (None stays None)."""
     return buffer_func(value, lambda array: np.array(array[b]))
 
 
-def _stack(value: Any, n: int) -> Any:
+def _stack(value: object, n: int) -> Any:
     """``n`` copies of one action (array, scalar or record) stacked on a new leading axis."""
-    if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return cast(Any, value)._make(_stack(v, n) for v in value)
+    if isinstance(value, tuple) and hasattr(value, "_make"):  # a record (namedtuple-like)
+        return value._make(_stack(v, n) for v in value)
     return np.repeat(np.asarray(value)[None], n, axis=0)
 
 
