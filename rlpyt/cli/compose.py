@@ -10,13 +10,21 @@ config: ``env`` to the env factory, ``sampler`` to the sampler, ``algo`` (+ ``op
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rlpyt.cli.config import BuiltConfig, build_config, keywords
 from rlpyt.cli.registry import ASYNC_COLLECTORS, ASYNC_SAMPLERS, COLLECTORS, SAMPLERS, import_object
 from rlpyt.cli.resolve import resolve
 from rlpyt.cli.spec import RunSpec
+
+if TYPE_CHECKING:
+    from rlpyt.envs.base import Env
+    from rlpyt.envs.vector import VecEnv
+    from rlpyt.protocols import Agent, Algorithm
+
+T = TypeVar("T")
 
 __all__ = ["Components", "build_components", "instantiate"]
 
@@ -128,7 +136,9 @@ def env_classes(kind: str, vector: str | None) -> tuple[Any, type]:
     return import_object(ENV_MAKERS[vector]), TrajInfo
 
 
-def make_sampler(built: BuiltConfig, env_cls: Any, traj_info_cls: type) -> Any:
+def make_sampler(
+    built: BuiltConfig, env_cls: Callable[..., Env | VecEnv], traj_info_cls: type
+) -> Any:
     """The sampler of the run (an asynchronous one under ``--runner async``)."""
     name = built.resolution.spec.sampler
     sampler_path, family = SAMPLERS[name]
@@ -148,7 +158,7 @@ def make_sampler(built: BuiltConfig, env_cls: Any, traj_info_cls: type) -> Any:
     return construct(import_object(sampler_path), kwargs)
 
 
-def construct(cls: Any, kwargs: dict[str, Any]) -> Any:
+def construct(cls: type[T], kwargs: dict[str, Any]) -> T:
     """``cls(**kwargs)``; a value it refuses (TypeError or ValueError) becomes a ValueError."""
     try:
         return cls(**kwargs)
@@ -206,7 +216,7 @@ def _one_env(env_cls: Any, env_kwargs: dict[str, Any]) -> Any:
     return env_cls(**env_kwargs)
 
 
-def _make_optimizer(algo: Any, agent: Any) -> None:
+def _make_optimizer(algo: Algorithm, agent: Agent) -> None:
     """``OptimCls(parameters, lr, **optim_kwargs)`` as the algorithm will call it."""
     optim_cls = getattr(algo, "OptimCls", None)
     if optim_cls is None:

@@ -12,14 +12,18 @@ from __future__ import annotations
 import inspect
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rlpyt.cli.envs import max_episode_steps
 from rlpyt.cli.overrides import apply_overrides
 from rlpyt.cli.registry import RUNNERS, SAMPLER_KEYS, import_object
 from rlpyt.cli.resolve import ENV_IDENTITY, Resolution
 from rlpyt.utils.launching.variant import update_config
+
+if TYPE_CHECKING:
+    from rlpyt.cli.spec import RunSpec
 
 __all__ = ["BuiltConfig", "build_config", "evaluates", "valid_override_keys"]
 
@@ -110,7 +114,7 @@ def section_classes(resolution: Resolution, config: dict[str, Any], runner: str)
     return classes
 
 
-def require_keyword(cls: Any, keyword: str, flag: str) -> None:
+def require_keyword(cls: type, keyword: str, flag: str) -> None:
     """Raise ValueError naming ``flag`` when ``cls`` takes no keyword ``keyword``."""
     if keyword not in keywords(cls):
         raise ValueError(f"{flag}: {cls.__name__} has no keyword {keyword!r}, so it cannot apply.")
@@ -209,7 +213,7 @@ def set_runner(config: dict[str, Any], steps: int | None, log_interval: int | No
         runner["log_interval_steps"] = log_interval
 
 
-def fit_log_interval(runner: dict[str, Any], spec: Any) -> None:
+def fit_log_interval(runner: dict[str, Any], spec: RunSpec) -> None:
     """Log at least once within the budget: an interval above ``n_steps`` becomes ``n_steps``.
 
     Only where neither ``--log-interval`` nor ``--set runner.log_interval_steps`` chose it.
@@ -266,7 +270,7 @@ def valid_override_keys(config: dict[str, Any], classes: dict[str, Any] | None =
     return keys
 
 
-def keywords(cls: Any) -> list[str]:
+def keywords(cls: Callable[..., object]) -> list[str]:
     """The keywords of ``cls``'s constructor that may be set as text."""
     try:
         parameters = inspect.signature(cls).parameters.values()

@@ -96,7 +96,7 @@ def make_grid(grid: dict[str, list[Any]]) -> tuple[list[dict], list[str]]:
     return make_variants(*levels)
 
 
-def _dir_name(key: str, value: Any) -> str:
+def _dir_name(key: str, value: object) -> str:
     text = f"{key.rsplit('.', 1)[-1]}_{value}"
     return re.sub(r"[^A-Za-z0-9_.=+-]+", "", text.replace(" ", "").replace(",", "-"))
 

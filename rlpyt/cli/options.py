@@ -27,7 +27,9 @@ class AlgorithmType(click.Choice):
     def __init__(self) -> None:
         super().__init__(list(ALGORITHMS), case_sensitive=False)
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> Any:
         """The lower-case name; an unknown one fails naming the closest and all of them."""
         if isinstance(value, str) and value.lower() in ALGORITHMS:
             return value.lower()

@@ -19,7 +19,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import gymnasium
@@ -40,6 +40,14 @@ from rlpyt.runners.snapshot import (
 from rlpyt.samplers.episode import trajectory_ended
 from rlpyt.utils.buffer import buffer_from_example, torchify_buffer
 from rlpyt.utils.seed import set_seed
+
+if TYPE_CHECKING:
+    import torch
+    from numpy.typing import ArrayLike
+
+    from rlpyt.envs.base import Env
+    from rlpyt.protocols import Agent
+    from rlpyt.utils.collections import NamedArrayTupleLike
 
 # A recorded "module.qualname" of a class or function (config_record.class_name).
 _QUALNAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
@@ -236,7 +244,7 @@ def _from_resolved_section(resolved: dict[str, Any]) -> tuple[Any, Callable, dic
     return agent, EnvCls, _rebuild_kwargs(env_kwargs, "env"), TrajInfoCls
 
 
-def _import_recorded(name: Any, what: str) -> Any:
+def _import_recorded(name: object, what: str) -> Any:
     """The class or function recorded as ``"module.qualname"``."""
     if not isinstance(name, str) or not _QUALNAME.match(name):
         raise PlayError(f"params.json records the {what} as {name!r}, not an importable name.")
@@ -352,10 +360,10 @@ def make_deterministic(agent: Any) -> None:
 class _MostProbable:
     """A categorical distribution whose ``sample`` is the most probable action."""
 
-    def __init__(self, distribution: Any):
+    def __init__(self, distribution: Categorical):
         self._distribution = distribution
 
-    def sample(self, dist_info: Any, noise: Any = None) -> Any:
+    def sample(self, dist_info: NamedArrayTupleLike, noise: object = None) -> torch.Tensor:
         return dist_info.prob.argmax(dim=-1)
 
     def __getattr__(self, name: str) -> Any:
@@ -365,8 +373,8 @@ class _MostProbable:
 
 
 def play_episodes(
-    agent: Any,
-    env: Any,
+    agent: Agent,
+    env: Env,
     n_episodes: int,
     TrajInfoCls: Callable[..., TrajInfo],  # noqa: N803
     on_step: Callable[[], None] | None = None,
@@ -437,7 +445,7 @@ class VideoRecorder:
         self.n_frames = 0
         self._writer: Any = None
 
-    def add(self, frame: Any) -> None:
+    def add(self, frame: ArrayLike) -> None:
         """Append one frame (odd heights and widths are padded by one black row/column)."""
         frame = np.asarray(frame)
         if frame.ndim != 3 or frame.shape[2] != 3:
@@ -476,7 +484,7 @@ def render_frame(env: Any) -> Any:
         ) from None
 
 
-def env_fps(env: Any) -> float:
+def env_fps(env: object) -> float:
     """The env's own frame rate: gymnasium's ``metadata["render_fps"]``, Atari's 60/frame_skip."""
     frame_skip = getattr(env, "frame_skip", None)
     if isinstance(frame_skip, int) and hasattr(env, "ale"):

@@ -10,6 +10,7 @@ that does not exist fails here with a ``ValueError`` naming what exists.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,7 +83,7 @@ def resolve(spec: RunSpec) -> Resolution:
     return Resolution(spec, entry, kind, env_kwargs, agent, chosen)
 
 
-def _check_choice(option: str, value: str | None, choices: Any) -> None:
+def _check_choice(option: str, value: str | None, choices: Iterable[str]) -> None:
     if value is not None and value not in choices:
         raise ValueError(f"Unknown {option} {value!r}; choose one of {', '.join(choices)}.")
 

@@ -26,7 +26,7 @@ import json
 import math
 import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -35,6 +35,9 @@ from rlpyt.cli.options import AlgorithmType, run_options, spec_from_options
 from rlpyt.cli.spec import RunSpec
 from rlpyt.utils.logging.context import logger_context, record_params_section
 from rlpyt.utils.seed import make_seed
+
+if TYPE_CHECKING:
+    import optuna
 
 DISCOUNTS = [0.9, 0.95, 0.98, 0.99, 0.995, 0.999]
 
@@ -189,7 +192,7 @@ def check_space_keys(base: RunSpec, space: dict[str, Any]) -> None:
         raise click.UsageError(f"The search space or --set: {error}") from None
 
 
-def suggest(trial: Any, space: dict[str, Any]) -> dict[str, Any]:
+def suggest(trial: optuna.Trial, space: dict[str, Any]) -> dict[str, Any]:
     """Draw one value per search-space key from an Optuna trial.
 
     Args:
@@ -220,7 +223,7 @@ def suggest(trial: Any, space: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-def _suggest_choice(trial: Any, key: str, choices: list[Any]) -> Any:
+def _suggest_choice(trial: optuna.Trial, key: str, choices: list[Any]) -> Any:
     """Optuna takes only scalar choices: others (``[64, 64]``) go through their JSON text."""
     if all(c is None or isinstance(c, bool | int | float | str) for c in choices):
         return trial.suggest_categorical(key, choices)
@@ -265,7 +268,7 @@ class TrialRunner:
             f"{', '.join(sorted(row))}."
         )
 
-    def __call__(self, trial: Any) -> float:
+    def __call__(self, trial: optuna.Trial) -> float:
         """Run trial ``trial``; returns the metric's last value (raises ``TrialPruned``)."""
         optuna = _optuna()
         spec = self.spec(suggest(trial, self.space), trial.number)
@@ -310,7 +313,7 @@ def make_pruner(name: str, startup_trials: int, warmup_steps: int) -> Any:
     return optuna.pruners.MedianPruner(n_startup_trials=startup_trials, n_warmup_steps=warmup_steps)
 
 
-def best_config(study: Any) -> dict[str, Any]:
+def best_config(study: optuna.Study) -> dict[str, Any]:
     """The best trial's overrides as dotted keys: its search-space values, then ``--set``'s."""
     return dict(study.best_trial.user_attrs["values"])
 
@@ -329,7 +332,7 @@ def save_config(values: dict[str, Any], path: str) -> None:
             f.write("\n")
 
 
-def _trial_line(study: Any, trial: Any) -> None:
+def _trial_line(study: optuna.Study, trial: optuna.trial.FrozenTrial) -> None:
     """Optuna callback: one line per finished trial."""
     state = trial.state.name.lower()
     if state == "fail":  # the objective returned NaN
@@ -469,7 +472,7 @@ def tune(
     _report(study, out)
 
 
-def _report(study: Any, out: str) -> None:
+def _report(study: optuna.Study, out: str) -> None:
     optuna = _optuna()
     states = [t.state for t in study.trials]
     pruned = states.count(optuna.trial.TrialState.PRUNED)
