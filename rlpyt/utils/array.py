@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 
 def select_at_indexes(indexes: np.ndarray, array: np.ndarray) -> np.ndarray:
@@ -33,7 +34,7 @@ def select_at_indexes(indexes: np.ndarray, array: np.ndarray) -> np.ndarray:
     return np.take_along_axis(array, expanded, axis=axis).squeeze(axis)
 
 
-def to_onehot(indexes: np.ndarray, num: int, dtype: Any = None) -> np.ndarray:
+def to_onehot(indexes: np.ndarray, num: int, dtype: DTypeLike | None = None) -> np.ndarray:
     """One-hot code integer indexes in a new last axis.
 
     Args:
@@ -52,7 +53,7 @@ def to_onehot(indexes: np.ndarray, num: int, dtype: Any = None) -> np.ndarray:
     return onehot.reshape(indexes.shape + (num,))
 
 
-def from_onehot(onehot: np.ndarray, dtype: Any = None, axis: int = -1) -> np.ndarray:
+def from_onehot(onehot: np.ndarray, dtype: DTypeLike | None = None, axis: int = -1) -> np.ndarray:
     """Invert :func:`to_onehot`: the argmax along ``axis`` (intp unless ``dtype`` given)."""
     return np.asarray(np.argmax(onehot, axis=axis), dtype=dtype)
 

@@ -33,7 +33,7 @@ def _range_text(
 def check_number(
     owner: str,
     name: str,
-    value: Any,
+    value: object,
     *,
     low: float | None = None,
     high: float | None = None,
@@ -158,7 +158,7 @@ def _inherited_keywords(func: Callable[..., Any]) -> list[str] | None:
     return None
 
 
-def space_description(space: Any) -> str:
+def space_description(space: object) -> str:
     """How a space reads in messages: the gymnasium space where wrapped (``Discrete(2)``)."""
     return repr(getattr(space, "space", space))
 
@@ -167,12 +167,12 @@ def _quoted(names: list[str]) -> str:
     return ", ".join(repr(name) for name in names)
 
 
-def leaf_space(space: Any) -> Any:
+def leaf_space(space: object) -> Any:
     """The rlpyt space behind a space: a ``GymSpaceWrapper``'s IntBox/FloatBox, else itself."""
     return getattr(space, "rlpyt_space", space)
 
 
-def space_kind_error(agent_name: str, needed: str, space: Any, advice: str) -> ValueError:
+def space_kind_error(agent_name: str, needed: str, space: object, advice: str) -> ValueError:
     """The error of an agent given the wrong kind of action space, in the issue's words.
 
     ``"<Agent>: this agent needs a <needed> action space; the env has <space>. <advice>"``.

@@ -7,12 +7,16 @@ cuts ``[T, B]`` windows out of a ring buffer for sequence replay.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
+from numpy.typing import DTypeLike
 
 from rlpyt.utils.collections import is_namedtuple
+
+if TYPE_CHECKING:
+    from rlpyt.utils.collections import NamedArrayTupleLike
 
 
 def iterate_mb_idxs(
@@ -40,14 +44,14 @@ def iterate_mb_idxs(
         yield batch if order is None else order[batch]
 
 
-def zeros(shape: int | Sequence[int], dtype: Any) -> torch.Tensor | np.ndarray:
+def zeros(shape: int | Sequence[int], dtype: torch.dtype | DTypeLike) -> torch.Tensor | np.ndarray:
     """Zeros as a torch tensor if ``dtype`` is a torch dtype, else as a numpy array."""
     if isinstance(dtype, torch.dtype):
         return torch.zeros(shape, dtype=dtype)
     return np.zeros(shape, dtype=dtype)
 
 
-def empty(shape: int | Sequence[int], dtype: Any) -> torch.Tensor | np.ndarray:
+def empty(shape: int | Sequence[int], dtype: torch.dtype | DTypeLike) -> torch.Tensor | np.ndarray:
     """Uninitialised torch tensor if ``dtype`` is a torch dtype, else a numpy array."""
     if isinstance(dtype, torch.dtype):
         return torch.empty(shape, dtype=dtype)
@@ -55,7 +59,10 @@ def empty(shape: int | Sequence[int], dtype: Any) -> torch.Tensor | np.ndarray:
 
 
 def extract_sequences(
-    array_or_namedarraytuple: Any, T_idxs: Sequence[int] | np.ndarray, B_idxs: Any, T: int
+    array_or_namedarraytuple: NamedArrayTupleLike | np.ndarray | torch.Tensor | None,
+    T_idxs: Sequence[int] | np.ndarray,
+    B_idxs: Sequence[int] | np.ndarray,
+    T: int,
 ) -> Any:
     """Copy length-``T`` windows out of a ``[T_buffer, B_buffer, ...]`` ring buffer.
 

@@ -7,6 +7,7 @@ explicitly (``self.discount = discount``), so misspelt keys fail at construction
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 
@@ -45,7 +46,7 @@ def save__init__args(
                 setattr(instance, attr, values[name])
 
 
-def _init_arg_names(init: Any) -> list[str]:
+def _init_arg_names(init: Callable[..., object]) -> list[str]:
     """Positional-or-keyword and keyword-only parameter names of ``init``, without ``self``."""
     try:
         spec = inspect.getfullargspec(init)

@@ -125,7 +125,7 @@ def is_shared(array: object) -> bool:
     return _shared_raw_of(array) is not None
 
 
-def nbytes_of(example: Any) -> int:
+def nbytes_of(example: object) -> int:
     """Bytes of one example record: a leaf, a (nested) namedtuple or a mapping of them.
 
     ``None`` fields count 0; e.g. the examples ``AttrDict`` of a sampler gives the bytes of

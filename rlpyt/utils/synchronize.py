@@ -14,6 +14,7 @@ import multiprocessing as mp
 import queue
 import socket
 from multiprocessing.context import BaseContext
+from multiprocessing.queues import Queue as MpQueue
 from typing import Any
 
 _FIRST_PORT = 29500  # torch.distributed's default MASTER_PORT
@@ -45,7 +46,7 @@ class RWLock:
         self.acquire_read()
         return self
 
-    def __exit__(self, *exc_info: Any) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.release_read()
 
     @property
@@ -79,7 +80,7 @@ class RWLock:
 
 
 def drain_queue(
-    queue_obj: Any,
+    queue_obj: queue.Queue | MpQueue,
     n_sentinel: int = 0,
     guard_sentinel: bool = False,
     timeout: float | None = None,
@@ -117,7 +118,9 @@ def drain_queue(
         contents.append(item)
 
 
-def _drain_until_sentinels(queue_obj: Any, n_sentinel: int, timeout: float | None) -> list:
+def _drain_until_sentinels(
+    queue_obj: queue.Queue | MpQueue, n_sentinel: int, timeout: float | None
+) -> list:
     contents: list[Any] = []
     n_seen = 0
     while n_seen < n_sentinel:
