@@ -19,26 +19,42 @@ from rlpyt.agents.qpg.ddpg_agent import DdpgAgent
 from rlpyt.agents.qpg.sac_agent import SacAgent
 from rlpyt.agents.qpg.sac_v_agent import SacAgent as SacVAgent
 from rlpyt.agents.qpg.td3_agent import Td3Agent
+from rlpyt.algos.dqn.cat_dqn import CategoricalDQN
+from rlpyt.algos.dqn.dqn import DQN
+from rlpyt.algos.dqn.r2d1 import R2D1
 from rlpyt.algos.pg.a2c import A2C
 from rlpyt.algos.pg.ppo import PPO
+from rlpyt.algos.qpg.ddpg import DDPG
+from rlpyt.algos.qpg.sac import SAC
+from rlpyt.algos.qpg.sac_v import SAC_V
+from rlpyt.algos.qpg.td3 import TD3
 from rlpyt.protocols import (
     ActorCriticAgent,
     Agent,
     Algorithm,
+    AsyncReplayAlgorithm,
+    AsyncSampler,
     CategoricalQAgent,
     Collector,
     MinItrLearnAgent,
     MuQAgent,
     PiQAgent,
     QAgent,
+    RecurrentAgent,
     Runner,
     Sampler,
     SharedMemoryAgent,
     SoftQAgent,
     SoftVAgent,
 )
+from rlpyt.runners.async_rl import AsyncRl, AsyncRlEval
 from rlpyt.runners.minibatch_rl import MinibatchRl, MinibatchRlEval
+from rlpyt.runners.sync_rl import SyncRl, SyncRlEval
 from rlpyt.samplers.agent_collectors import CpuResetCollector, CpuWaitResetCollector
+from rlpyt.samplers.async_.alternating_sampler import AsyncAlternatingSampler
+from rlpyt.samplers.async_.cpu_sampler import AsyncCpuSampler
+from rlpyt.samplers.async_.gpu_sampler import AsyncGpuSampler
+from rlpyt.samplers.async_.serial_sampler import AsyncSerialSampler
 from rlpyt.samplers.parallel.cpu.sampler import CpuSampler
 from rlpyt.samplers.parallel.gpu.alternating_sampler import AlternatingSampler
 from rlpyt.samplers.parallel.gpu.collectors import GpuResetCollector, GpuWaitResetCollector
@@ -145,3 +161,29 @@ def algorithms(a: A2C, b: PPO) -> list[Algorithm]:
 def runners(a: MinibatchRl, b: MinibatchRlEval) -> list[Runner]:
     """Every runner is a ``Runner``."""
     return [a, b]
+
+
+def async_samplers(
+    a: AsyncSerialSampler, b: AsyncCpuSampler, c: AsyncGpuSampler, d: AsyncAlternatingSampler
+) -> list[AsyncSampler]:
+    """Every asynchronous sampler is an ``AsyncSampler`` (what AsyncRl takes)."""
+    return [a, b, c, d]
+
+
+def replay_algorithms(
+    a: DQN, b: CategoricalDQN, c: R2D1, d: DDPG, e: TD3, f: SAC, g: SAC_V
+) -> list[AsyncReplayAlgorithm]:
+    """Every replay algorithm is an ``AsyncReplayAlgorithm`` (what AsyncRl takes)."""
+    return [a, b, c, d, e, f, g]
+
+
+def recurrent_agents(
+    a: R2d1Agent, b: R2d1AlternatingAgent, c: AtariLstmAgent, d: ClassicLstmAgent
+) -> list[RecurrentAgent]:
+    """Recurrent agents carry ``sampling_rnn_state`` (saved with snapshots)."""
+    return [a, b, c, d]
+
+
+def more_runners(a: AsyncRl, b: AsyncRlEval, c: SyncRl, d: SyncRlEval) -> list[Runner]:
+    """The asynchronous and synchronous data-parallel runners are ``Runner``s too."""
+    return [a, b, c, d]
