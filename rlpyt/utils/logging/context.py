@@ -29,13 +29,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
 from rlpyt.utils.logging import logger
 from rlpyt.utils.logging import wandb as wandb_logging
 from rlpyt.utils.logging.atomic import atomic_write
+
+if TYPE_CHECKING:
+    from torch.utils.tensorboard import SummaryWriter
 
 # Key in params.json -> distribution name whose version is recorded.
 PACKAGE_DISTRIBUTIONS = {
@@ -196,7 +199,9 @@ def logger_context(
 
 
 @contextmanager
-def _wandb_run(settings: Any, exp_dir: str, resume: bool) -> Iterator[None]:
+def _wandb_run(
+    settings: wandb_logging.WandbSettings | None, exp_dir: str, resume: bool
+) -> Iterator[None]:
     """The run folder's W&B run while inside (none for ``settings=None``)."""
     if settings is None:
         yield
@@ -254,7 +259,7 @@ def _clear_run_folder(exp_dir: str) -> list[str]:
 
 @contextmanager
 def _logger_outputs(
-    exp_dir: str, prefix: str, snapshot_mode: str, writer: Any, resume: bool
+    exp_dir: str, prefix: str, snapshot_mode: str, writer: SummaryWriter | None, resume: bool
 ) -> Iterator[None]:
     """Attaches text, tabular, snapshot and TensorBoard outputs; detaches them all on exit."""
     text_file = os.path.join(exp_dir, "debug.log")
@@ -304,7 +309,7 @@ def _is_inside(path: str, root: str) -> bool:
         return False
 
 
-def _make_summary_writer(exp_dir: str) -> Any:
+def _make_summary_writer(exp_dir: str) -> SummaryWriter:
     try:
         from torch.utils.tensorboard import SummaryWriter  # noqa: PLC0415 (optional extra)
     except ImportError as error:
@@ -376,7 +381,7 @@ def make_run_params(
     return params
 
 
-def json_safe(value: Any) -> Any:
+def json_safe(value: object) -> Any:
     """A deep copy of ``value`` made of JSON types that viskit can load.
 
     dicts (keys as strings), lists and tuples (as lists), None, bool, int, float and str are
@@ -471,8 +476,8 @@ def _write_params(exp_dir: str, params: dict[str, Any], keep_existing: bool) -> 
             _write_json(path, params)
 
 
-def _write_json(path: str, data: Any) -> None:
-    def dump(f: Any) -> None:
+def _write_json(path: str, data: object) -> None:
+    def dump(f: IO[str]) -> None:
         json.dump(data, f, indent=2)
         f.write("\n")
 
@@ -498,7 +503,7 @@ def record_resolved_config(resolved: dict[str, Any]) -> str | None:
     return record_params_section("resolved", resolved)
 
 
-def record_params_section(key: str, value: Any) -> str | None:
+def record_params_section(key: str, value: object) -> str | None:
     """Adds one top-level section to params.json (only) of the open run folder.
 
     For records that describe the run but must not group runs in viskit or ``rlpyt.plot``
@@ -518,7 +523,7 @@ def record_params_section(key: str, value: Any) -> str | None:
     return path
 
 
-def _write_params_section(key: str, value: Any) -> tuple[str | None, Any]:
+def _write_params_section(key: str, value: object) -> tuple[str | None, Any]:
     """Writes ``params[key]`` (JSON-safe) of the open run; returns (path, what was written).
 
     What was written is None when nothing was: outside a run, or a resumed run's existing key.
@@ -539,7 +544,7 @@ def _write_params_section(key: str, value: Any) -> tuple[str | None, Any]:
 
 
 def add_exp_param(
-    param_name: str, param_val: Any, exp_dir: str | None = None, overwrite: bool = False
+    param_name: str, param_val: object, exp_dir: str | None = None, overwrite: bool = False
 ) -> list[str]:
     """Adds a parameter after the fact to every params.json / variant.json below ``exp_dir``.
 
@@ -567,7 +572,7 @@ def add_exp_param(
     return changed
 
 
-def _add_param_to_file(path: str, param_name: str, value: Any, overwrite: bool) -> bool:
+def _add_param_to_file(path: str, param_name: str, value: object, overwrite: bool) -> bool:
     with open(path) as f:
         params = json.load(f)
     old = params.get(param_name)

@@ -28,7 +28,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 import torch
@@ -36,6 +36,9 @@ import torch
 from rlpyt.utils.logging.atomic import atomic_write
 from rlpyt.utils.logging.console import colorize, mkdir_p
 from rlpyt.utils.logging.tabular_csv import TabularCsv, drop_rows_after_in_file
+
+if TYPE_CHECKING:
+    from torch.utils.tensorboard import SummaryWriter
 
 SNAPSHOT_MODES = ("none", "last", "all", "gap", "last+gap")
 MISC_STAT_NAMES = ("Average", "Std", "Median", "Min", "Max")
@@ -268,7 +271,7 @@ def tabular_prefix(key: str) -> Iterator[None]:
 
 
 def log(
-    s: Any, with_prefix: bool = True, with_timestamp: bool = True, color: str | None = None
+    s: object, with_prefix: bool = True, with_timestamp: bool = True, color: str | None = None
 ) -> None:
     """Writes one line to stdout and to every text output.
 
@@ -293,7 +296,7 @@ def log(
 # -- tabular ----------------------------------------------------------------------------------
 
 
-def record_tabular(key: str, val: Any) -> None:
+def record_tabular(key: str, val: object) -> None:
     """Records one value for the next :func:`dump_tabular` (and TensorBoard, if a writer is set).
 
     The key gets the pushed tabular prefixes. Recording a key twice before a dump keeps the
@@ -420,7 +423,7 @@ def _write_tensorboard(scalars: dict[str, tuple[str, float]]) -> None:
         writer.add_scalar(tag, scalar, step)
 
 
-def _unwrap(val: Any) -> Any:
+def _unwrap(val: object) -> Any:
     """A one-element tensor or array as its scalar; anything else unchanged."""
     if isinstance(val, torch.Tensor) and val.numel() == 1:
         return val.item()
@@ -429,7 +432,7 @@ def _unwrap(val: Any) -> Any:
     return val
 
 
-def _format_value(val: Any) -> str:
+def _format_value(val: object) -> str:
     val = _unwrap(val)
     if val is None:
         return "nan"
@@ -438,12 +441,12 @@ def _format_value(val: Any) -> str:
     return str(val) or "nan"
 
 
-def _as_scalar(val: Any) -> float | None:
-    val = _unwrap(val)
-    if isinstance(val, str | bytes) or val is None:
+def _as_scalar(val: object) -> float | None:
+    value = _unwrap(val)
+    if isinstance(value, str | bytes) or value is None:
         return None
     try:
-        return float(val)
+        return float(value)
     except (TypeError, ValueError):
         return None
 
@@ -512,7 +515,7 @@ def snapshot_file_names(itr: int, mode: str, gap: int = 1) -> list[str]:
     return names[mode]
 
 
-def save_itr_params(itr: int, params: Any) -> None:
+def save_itr_params(itr: int, params: object) -> None:
     """Saves a snapshot with ``torch.save`` according to the snapshot dir, mode and gap.
 
     Args:
@@ -534,7 +537,7 @@ def save_itr_params(itr: int, params: Any) -> None:
 # -- TensorBoard --------------------------------------------------------------------------------
 
 
-def set_tf_summary_writer(writer: Any) -> None:
+def set_tf_summary_writer(writer: SummaryWriter | None) -> None:
     """Sets the TensorBoard ``SummaryWriter`` that :func:`record_tabular` also writes to."""
     _state.tf_summary_writer = writer
 

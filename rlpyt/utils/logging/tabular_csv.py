@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import csv
 import os
-from typing import Any
+from typing import IO
 
 from rlpyt.utils.logging.atomic import atomic_write
 from rlpyt.utils.logging.console import mkdir_p
@@ -50,7 +50,7 @@ def write_table(path: str, header: list[str], rows: list[list[str]]) -> None:
         rows: rows of cells; short rows are padded with ``nan``, blank cells become ``nan``.
     """
 
-    def write_rows(f: Any) -> None:
+    def write_rows(f: IO[str]) -> None:
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(header)
         for row in rows:
