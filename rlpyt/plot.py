@@ -86,8 +86,10 @@ def read_progress(path: str) -> dict[str, np.ndarray]:
 
 
 def _to_float(cell: str | None) -> float:
+    if cell is None:  # a row shorter than the header
+        return math.nan
     try:
-        return float(cell)  # type: ignore[arg-type]
+        return float(cell)
     except (TypeError, ValueError):
         return math.nan
 

@@ -13,6 +13,7 @@ appended with ``valid=False`` at 0. Importance weights follow rlpyt:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -52,7 +53,8 @@ class PrioritizedReplay(_Storage):
             ``n_step_return``).
     """
 
-    SumTreeCls = SumTree
+    # A sum tree class; sequence replays' trees take keywords of their own (``period``).
+    SumTreeCls: Callable[..., SumTree] = SumTree
     T: int
     B: int
     off_backward: int

@@ -73,4 +73,4 @@ class AsyncPrioritizedSequenceReplayFrameBuffer(
 ):
     """The prioritized frame buffer in shared memory, with an ``AsyncSequenceSumTree``."""
 
-    SumTreeCls = AsyncSequenceSumTree  # type: ignore[assignment]  # (its own keywords)
+    SumTreeCls = AsyncSequenceSumTree

@@ -253,4 +253,4 @@ class PrioritizedSequenceReplayBuffer(PrioritizedSequenceReplay, SequenceNStepRe
 class AsyncPrioritizedSequenceReplayBuffer(AsyncReplayBufferMixin, PrioritizedSequenceReplayBuffer):
     """``PrioritizedSequenceReplayBuffer`` in shared memory, with an ``AsyncSequenceSumTree``."""
 
-    SumTreeCls = AsyncSequenceSumTree  # type: ignore[assignment]  # (its own keywords)
+    SumTreeCls = AsyncSequenceSumTree

@@ -336,8 +336,8 @@ class _Sweep:
                 self._finish(run_slot, entry)
             if self.slots[run_slot] is None and self.queue:
                 self._start(run_slot, *self.queue.pop(0))
-            elif self.slots[run_slot] is not None:
-                self._report_progress(run_slot)
+            elif (running := self.slots[run_slot]) is not None:
+                self._report_progress(run_slot, running[1])
         return any(entry is not None for entry in self.slots)
 
     def _start(self, run_slot: int, run_id: int, variant: dict, log_dir: str, args: tuple) -> None:
@@ -360,10 +360,9 @@ class _Sweep:
         setting = os.path.relpath(record.log_dir, self.exp_dir).replace(os.sep, "/")
         return f"{setting}/run_{record.run_ID}"
 
-    def _report_progress(self, run_slot: int) -> None:
+    def _report_progress(self, run_slot: int, record: RunRecord) -> None:
         if self.progress_interval is None:
             return
-        _, record = self.slots[run_slot]  # type: ignore[misc]
         last_time, last_seen = self.last_progress[run_slot]
         if time.monotonic() - last_time < self.progress_interval:
             return

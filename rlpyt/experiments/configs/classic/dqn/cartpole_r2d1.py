@@ -35,7 +35,10 @@ class HideVelocity(gymnasium.ObservationWrapper):
 
     def __init__(self, env: gymnasium.Env):
         super().__init__(env)
-        high = np.asarray(env.observation_space.high)[[0, 2]]  # type: ignore[attr-defined]  # a Box
+        space = env.observation_space
+        if not isinstance(space, gymnasium.spaces.Box):
+            raise TypeError(f"HideVelocity needs a Box observation space, got {space}.")
+        high = np.asarray(space.high)[[0, 2]]
         self.observation_space = gymnasium.spaces.Box(-high, high, dtype=np.float32)
 
     def observation(self, observation: np.ndarray) -> np.ndarray:
