@@ -64,8 +64,9 @@ docs-build: $(DOCS_STAMP)
 TEST_WORKERS ?= 2
 PYTEST := $(BIN)/python -m pytest tests -n $(TEST_WORKERS) --dist loadgroup
 
+# `make test` ends with the 30 slowest tests, so every CI log says where the time goes.
 test: setup $(RAY_STAMP) $(MUJOCO_STAMP) $(ENVPOOL_STAMP) docs-build
-	$(PYTEST)
+	$(PYTEST) --durations=30
 
 test-fast: setup $(MUJOCO_STAMP)
 	$(PYTEST) -m "not learning"
