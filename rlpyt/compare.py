@@ -23,12 +23,15 @@ import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from rlpyt.plot import Run, distinct_keys, load_runs
 from rlpyt.utils import stats
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 SCORES = ("final", "AUC")
 ESTIMATORS = ("IQM", "median", "mean", "optimality gap")
@@ -108,7 +111,7 @@ def group_settings(
     return sorted(grouped, key=lambda item: [_order(value) for value in item[0].values()])
 
 
-def _order(value: Any) -> tuple:
+def _order(value: object) -> tuple:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return (0, float(value), "")
     return (1, 0.0, repr(value))
@@ -291,7 +294,7 @@ def draw_profiles(comparison: Comparison, out: str, n_taus: int = 101) -> str:
     return out
 
 
-def _draw_profile_panel(ax: Any, comparison: Comparison, kind: str, n_taus: int) -> None:
+def _draw_profile_panel(ax: Axes, comparison: Comparison, kind: str, n_taus: int) -> None:
     every = np.concatenate([entry.scores[kind].ravel() for entry in comparison.settings])
     taus = np.linspace(every.min(), every.max(), n_taus)
     profile_of = functools.partial(stats.performance_profile, taus=taus)

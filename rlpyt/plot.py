@@ -215,7 +215,7 @@ def _aligned(runs: list[Run], column: str) -> np.ndarray:
     return table
 
 
-def _order(value: Any) -> tuple:
+def _order(value: object) -> tuple:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return (0, float(value), "")
     return (1, 0.0, repr(value))
