@@ -25,12 +25,15 @@ import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rlpyt.utils.launching.affinity import encode_affinity, prepend_run_slot
 from rlpyt.utils.launching.cpus import ALLOWED_CPUS_ENV
 from rlpyt.utils.launching.exp_launcher import log_exps_tree, log_num_launched
 from rlpyt.utils.launching.variant import save_variant
+
+if TYPE_CHECKING:
+    import submitit
 
 # Without Tune's own loggers, its result analysis warns that trial metrics are missing.
 _TUNE_ANALYSIS_LOGGER = "ray.tune.analysis.experiment_analysis"
@@ -181,7 +184,7 @@ def run_experiments_submitit(
     log_dirs: Sequence[str],
     common_args: Sequence | None = None,
     runs_args: Sequence[Sequence] | None = None,
-    executor: Any = None,
+    executor: submitit.Executor | None = None,
     root_log_dir: str | None = None,
     cpus_per_run: int = 1,
     cluster: str | None = None,

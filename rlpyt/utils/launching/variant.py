@@ -15,7 +15,6 @@ import json
 import os
 from collections import namedtuple
 from copy import deepcopy
-from typing import Any
 
 VARIANT = "variant_config.json"
 
@@ -88,7 +87,7 @@ def _cross(
     return variants, log_dirs
 
 
-def set_nested(config: dict, key_path: tuple, value: Any) -> None:
+def set_nested(config: dict, key_path: tuple, value: object) -> None:
     """``config[k0][k1]...[kn] = value``, creating intermediate dicts as needed."""
     node = config
     for key in key_path[:-1]:
