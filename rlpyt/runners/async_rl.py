@@ -488,19 +488,33 @@ def check_async_parts(runner: str, algo: Algorithm, sampler: object) -> None:
     """Raise TypeError unless ``sampler`` is asynchronous and ``algo`` a replay algorithm.
 
     (Launch scripts are not type checked: a synchronous sampler or an on-policy algorithm
-    given to an asynchronous runner is caught here, before any process starts.)
+    given to an asynchronous runner is caught here, before any process starts. The message
+    names the members of the protocol that the part lacks.)
     """
     if not isinstance(sampler, AsyncSampler):
         raise TypeError(
             f"{runner} needs an asynchronous sampler (rlpyt.samplers.async_: AsyncSerialSampler, "
             f"AsyncCpuSampler, AsyncGpuSampler, AsyncAlternatingSampler), got "
-            f"{type(sampler).__name__}; synchronous samplers go with MinibatchRl."
+            f"{type(sampler).__name__}{_lacking(sampler, AsyncSampler)}; synchronous samplers "
+            "go with MinibatchRl."
         )
     if not isinstance(algo, AsyncReplayAlgorithm):
         raise TypeError(
             f"{runner} trains replay algorithms (DQN, CategoricalDQN, R2D1, DDPG, TD3, SAC); "
-            f"{type(algo).__name__} keeps no replay. Use MinibatchRl or SyncRl for it."
+            f"{type(algo).__name__} keeps no replay{_lacking(algo, AsyncReplayAlgorithm)}. Use "
+            "MinibatchRl or SyncRl for it."
         )
+
+
+def _lacking(part: object, protocol: type) -> str:
+    """`` (it lacks a, b)``: the public members of ``protocol`` that ``part`` does not have."""
+    names: set[str] = set()
+    for base in protocol.__mro__:
+        if base.__module__ == "rlpyt.protocols":
+            names.update(vars(base).get("__annotations__", {}))
+            names.update(vars(base))
+    missing = sorted(n for n in names if not n.startswith("_") and not hasattr(part, n))
+    return f" (it lacks {', '.join(missing)})" if missing else ""
 
 
 # -- child processes ------------------------------------------------------------------------

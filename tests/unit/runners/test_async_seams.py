@@ -73,3 +73,20 @@ def test_recurrent_agents_are_told_from_feed_forward_ones():
     assert isinstance(ClassicLstmAgent(), RecurrentAgent)
     assert not isinstance(ClassicDqnAgent(), RecurrentAgent)
     assert not isinstance(ClassicFfAgent(), RecurrentAgent)
+
+
+def test_the_refusal_names_what_a_replay_algorithm_lacks():
+    class NoRatioDQN(DQN):
+        def __getattribute__(self, name):
+            if name == "replay_ratio":
+                raise AttributeError(name)
+            return super().__getattribute__(name)
+
+    sampler = _sampler(AsyncSerialSampler)
+    with pytest.raises(TypeError, match=r"NoRatioDQN keeps no replay \(it lacks replay_ratio\)"):
+        AsyncRl(NoRatioDQN(), ClassicDqnAgent(), sampler, n_steps=100)
+
+
+def test_the_refusal_names_what_a_synchronous_sampler_lacks():
+    with pytest.raises(TypeError, match=r"got SerialSampler \(it lacks async_initialize\)"):
+        AsyncRl(DQN(), ClassicDqnAgent(), _sampler(SerialSampler), n_steps=100)
