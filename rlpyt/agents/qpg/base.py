@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import torch
+from torch import Tensor
 
 from rlpyt.agents.base import BaseAgent, ModelClass
 from rlpyt.agents.model_keywords import required_keywords
@@ -187,3 +188,35 @@ class QpgAgent(BaseAgent):
         """
         first, second = names
         return getattr(self, first)(*inputs), getattr(self, second)(*inputs)
+
+
+TwinQ = tuple[torch.Tensor, torch.Tensor]
+
+
+class TwinQMixin(QpgAgent):
+    """The twin-Q forward, written once: ``q`` and ``target_q`` of two Q models (TD3, SAC).
+
+    The host names its two Q models in ``twin_q_names``; their targets are ``target_`` plus
+    those names. Combine before a single-Q agent (TD3: before ``DdpgAgent``) to replace its
+    ``q``.
+    """
+
+    twin_q_names: ClassVar[tuple[str, str]] = ("q1_model", "q2_model")
+
+    def q(
+        self, observation: Tensor, prev_action: Tensor, prev_reward: Tensor, action: Tensor
+    ) -> TwinQ:
+        """``(Q1(s, action), Q2(s, action))``, each ``[*lead]`` on the device, with gradients."""
+        return self._twin_q_of("", (observation, prev_action, prev_reward, action))
+
+    @torch.no_grad()
+    def target_q(
+        self, observation: Tensor, prev_action: Tensor, prev_reward: Tensor, action: Tensor
+    ) -> TwinQ:
+        """Both target Qs at ``action``, each ``[*lead]`` on the device, without gradients."""
+        return self._twin_q_of("target_", (observation, prev_action, prev_reward, action))
+
+    def _twin_q_of(self, prefix: str, inputs: tuple[Tensor, ...]) -> TwinQ:
+        """:meth:`twin_q` of the models ``prefix + twin_q_names``; inputs moved to the device."""
+        first, second = self.twin_q_names
+        return self.twin_q((prefix + first, prefix + second), self._model_inputs(inputs))

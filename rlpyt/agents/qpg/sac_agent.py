@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import torch
 
 from rlpyt.agents.base import AgentStep, ModelClass
-from rlpyt.agents.qpg.base import MinItrLearnMixin, QpgAgent
+from rlpyt.agents.qpg.base import MinItrLearnMixin, TwinQMixin
 from rlpyt.distributions.gaussian import DistInfoStd, Gaussian
 from rlpyt.models.qpg.mlp import PiMlpModel, QofMuMlpModel
 from rlpyt.utils.checks import check_number
@@ -41,7 +41,7 @@ MIN_LOG_STD = -20.0
 MAX_LOG_STD = 2.0
 
 
-class SacAgent(MinItrLearnMixin, QpgAgent):
+class SacAgent(MinItrLearnMixin, TwinQMixin):
     """SAC agent: pi (Gaussian, tanh-squashed), Q1, Q2 and target Q1, Q2.
 
     Args:
@@ -157,29 +157,6 @@ class SacAgent(MinItrLearnMixin, QpgAgent):
         self.distribution.set_std(0.0)
 
     # ---- training-facing ------------------------------------------------------------------
-
-    def q(
-        self,
-        observation: torch.Tensor,
-        prev_action: torch.Tensor,
-        prev_reward: torch.Tensor,
-        action: torch.Tensor,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(Q1(s, action), Q2(s, action))``, each ``[*lead]`` on the device, with gradients."""
-        inputs = self._model_inputs((observation, prev_action, prev_reward, action))
-        return self.twin_q(("q1_model", "q2_model"), inputs)
-
-    @torch.no_grad()
-    def target_q(
-        self,
-        observation: torch.Tensor,
-        prev_action: torch.Tensor,
-        prev_reward: torch.Tensor,
-        action: torch.Tensor,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """Both target Qs at ``action``, each ``[*lead]`` on the device, without gradients."""
-        inputs = self._model_inputs((observation, prev_action, prev_reward, action))
-        return self.twin_q(("target_q1_model", "target_q2_model"), inputs)
 
     def pi(
         self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor

@@ -19,16 +19,18 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import torch
 
 from rlpyt.agents.base import ModelClass
-from rlpyt.agents.qpg.base import MinItrLearnMixin
+from rlpyt.agents.qpg.base import MinItrLearnMixin, TwinQMixin
 from rlpyt.agents.qpg.ddpg_agent import DdpgAgent
 from rlpyt.distributions.gaussian import DistInfo, Gaussian
 from rlpyt.utils.checks import check_number
+from rlpyt.utils.keywords import extends_keywords
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import EnvSpaces
 
 
-class Td3Agent(MinItrLearnMixin, DdpgAgent):
+@extends_keywords(parent=DdpgAgent)  # MinItrLearnMixin passes them on
+class Td3Agent(MinItrLearnMixin, TwinQMixin, DdpgAgent):  # type: ignore[misc]  # twin q
     """TD3 agent: mu, twin Q1/Q2 and target copies of all three.
 
     Args:
@@ -44,6 +46,7 @@ class Td3Agent(MinItrLearnMixin, DdpgAgent):
     q2_model: Any
     target_q2_model: Any
 
+    twin_q_names: ClassVar[tuple[str, str]] = ("q_model", "q2_model")  # rlpyt's names
     model_names: ClassVar[tuple[str, ...]] = (
         "model",
         "q_model",
@@ -104,17 +107,6 @@ class Td3Agent(MinItrLearnMixin, DdpgAgent):
         super().sample_mode(itr)
         std = self.pretrain_std if itr < self.min_itr_learn else self.action_std
         self.distribution.set_std(std * self.action_max)
-
-    def q(  # type: ignore[override]  # twin Qs: a pair where DDPG has one
-        self,
-        observation: torch.Tensor,
-        prev_action: torch.Tensor,
-        prev_reward: torch.Tensor,
-        action: torch.Tensor,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(Q1(s, action), Q2(s, action))``, each ``[*lead]`` on the device, with gradients."""
-        inputs = self._model_inputs((observation, prev_action, prev_reward, action))
-        return self.twin_q(("q_model", "q2_model"), inputs)
 
     @torch.no_grad()
     def target_q_at_mu(  # type: ignore[override]  # twin target Qs

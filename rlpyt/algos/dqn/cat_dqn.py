@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from rlpyt.algos.dqn.dqn import DQN
+from rlpyt.utils.keywords import extends_keywords
 from rlpyt.utils.tensor import select_at_indexes
 
 if TYPE_CHECKING:
@@ -28,10 +29,12 @@ PROB_FLOOR = 1e-6  # probabilities are clamped here before taking logs
 PROJECTION_CHUNK = 1024  # rows projected at once ([rows, n_atoms, n_atoms] weights)
 
 
+@extends_keywords()
 class CategoricalDQN(DQN):
     """C51 with rlpyt's keywords: ``V_min``, ``V_max``, then every :class:`DQN` keyword.
 
-    The keywords after ``V_max`` are as in :class:`DQN`, with the same defaults.
+    The keywords after ``V_max`` are :class:`DQN`'s, with its defaults (``extends_keywords``
+    puts them in the signature, in DQN's order).
     ``delta_clip`` is unused by the loss (cross-entropy) but still sets the default priority,
     as in rlpyt.
 
@@ -45,36 +48,11 @@ class CategoricalDQN(DQN):
 
     agent: CatDqnAgent  # set by initialize
 
-    def __init__(  # noqa: PLR0917 (rlpyt's keywords, positional in its order)
+    def __init__(
         self,
         V_min: float = -10,  # noqa: N803
         V_max: float = 10,  # noqa: N803
-        discount: float = 0.99,
-        batch_size: int = 32,
-        min_steps_learn: int = int(5e4),
-        delta_clip: float | None = 1.0,
-        replay_size: int = int(1e6),
-        replay_ratio: float = 8,
-        target_update_tau: float = 1,
-        target_update_interval: int = 312,
-        n_step_return: int = 1,
-        learning_rate: float = 2.5e-4,
-        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
-        optim_kwargs: dict[str, Any] | None = None,
-        initial_optim_state_dict: dict[str, Any] | None = None,
-        clip_grad_norm: float = 10.0,
-        eps_steps: int = int(1e6),
-        double_dqn: bool = False,
-        prioritized_replay: bool = False,
-        pri_alpha: float = 0.6,
-        pri_beta_init: float = 0.4,
-        pri_beta_final: float = 1.0,
-        pri_beta_steps: int = int(50e6),
-        default_priority: float | None = None,
-        ReplayBufferCls: type | None = None,  # noqa: N803
-        updates_per_sync: int = 1,
-        snapshot_replay: bool = False,
-        eps_start_steps: int | None = None,
+        **kwargs: Any,
     ):
         if not V_min < V_max:
             raise ValueError(
@@ -82,34 +60,7 @@ class CategoricalDQN(DQN):
                 "support runs from V_min to V_max)."
             )
         self.V_min, self.V_max = float(V_min), float(V_max)
-        super().__init__(
-            discount=discount,
-            batch_size=batch_size,
-            min_steps_learn=min_steps_learn,
-            delta_clip=delta_clip,
-            replay_size=replay_size,
-            replay_ratio=replay_ratio,
-            target_update_tau=target_update_tau,
-            target_update_interval=target_update_interval,
-            n_step_return=n_step_return,
-            learning_rate=learning_rate,
-            OptimCls=OptimCls,
-            optim_kwargs=optim_kwargs,
-            initial_optim_state_dict=initial_optim_state_dict,
-            clip_grad_norm=clip_grad_norm,
-            eps_steps=eps_steps,
-            double_dqn=double_dqn,
-            prioritized_replay=prioritized_replay,
-            pri_alpha=pri_alpha,
-            pri_beta_init=pri_beta_init,
-            pri_beta_final=pri_beta_final,
-            pri_beta_steps=pri_beta_steps,
-            default_priority=default_priority,
-            ReplayBufferCls=ReplayBufferCls,
-            updates_per_sync=updates_per_sync,
-            snapshot_replay=snapshot_replay,
-            eps_start_steps=eps_start_steps,
-        )
+        super().__init__(**kwargs)
 
     def _setup_schedules(self, batch_spec: BatchSpec) -> None:
         """As :class:`DQN`, and give the agent the value support."""

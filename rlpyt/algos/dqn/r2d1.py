@@ -60,6 +60,7 @@ from rlpyt.replays.sequence.prioritized import PrioritizedSequenceReplayBuffer
 from rlpyt.replays.sequence.uniform import UniformSequenceReplayBuffer
 from rlpyt.utils.buffer import buffer_to
 from rlpyt.utils.collections import namedarraytuple
+from rlpyt.utils.keywords import extends_keywords
 from rlpyt.utils.logging import logger
 from rlpyt.utils.tensor import select_at_indexes, valid_mean
 
@@ -124,6 +125,32 @@ def sequence_priorities(
     return eta * max_d + (1 - eta) * valid_mean(abs_delta, valid, dim=dim)
 
 
+# R2D2's defaults where they differ from DQN's; rlpyt's positional order.
+@extends_keywords(
+    defaults=dict(
+        discount=0.997,
+        min_steps_learn=int(1e5),
+        delta_clip=None,
+        replay_ratio=1,
+        target_update_interval=2500,
+        n_step_return=5,
+        learning_rate=1e-4,
+        clip_grad_norm=80.0,
+        double_dqn=True,
+        prioritized_replay=True,
+        pri_beta_init=0.9,
+        pri_beta_final=0.9,
+    ),
+    drop=("batch_size", "target_update_tau"),  # batch size from batch_T, batch_B, warmup_T
+    order=(
+        "discount batch_T batch_B warmup_T store_rnn_state_interval min_steps_learn delta_clip "
+        "replay_size replay_ratio target_update_interval n_step_return learning_rate OptimCls "
+        "optim_kwargs initial_optim_state_dict clip_grad_norm eps_steps double_dqn "
+        "prioritized_replay pri_alpha pri_beta_init pri_beta_final pri_beta_steps pri_eta "
+        "default_priority input_priorities input_priority_shift value_scale_eps "
+        "ReplayBufferCls updates_per_sync snapshot_replay eps_start_steps"
+    ).split(),
+)
 class R2D1(DQN):
     """R2D1 with rlpyt's keywords and defaults.
 
@@ -184,40 +211,17 @@ class R2D1(DQN):
     value_scale_eps: float
     agent: R2d1Agent  # set by initialize
 
-    def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
+    def __init__(
         self,
-        discount: float = 0.997,
         batch_T: int = 80,  # noqa: N803
         batch_B: int = 64,  # noqa: N803
         warmup_T: int = 40,  # noqa: N803
         store_rnn_state_interval: int = 40,
-        min_steps_learn: int = int(1e5),
-        delta_clip: float | None = None,
-        replay_size: int = int(1e6),
-        replay_ratio: float = 1,
-        target_update_interval: int = 2500,
-        n_step_return: int = 5,
-        learning_rate: float = 1e-4,
-        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
-        optim_kwargs: dict[str, Any] | None = None,
-        initial_optim_state_dict: dict[str, Any] | None = None,
-        clip_grad_norm: float = 80.0,
-        eps_steps: int = int(1e6),
-        double_dqn: bool = True,
-        prioritized_replay: bool = True,
-        pri_alpha: float = 0.6,
-        pri_beta_init: float = 0.9,
-        pri_beta_final: float = 0.9,
-        pri_beta_steps: int = int(50e6),
         pri_eta: float = 0.9,
-        default_priority: float | None = None,
         input_priorities: bool = True,
         input_priority_shift: int | None = None,
         value_scale_eps: float = 1e-3,
-        ReplayBufferCls: type | None = None,  # noqa: N803
-        updates_per_sync: int = 1,
-        snapshot_replay: bool = False,
-        eps_start_steps: int | None = None,
+        **kwargs: Any,
     ):
         self.store_keywords(
             batch_T=batch_T,
@@ -227,33 +231,7 @@ class R2D1(DQN):
             pri_eta=pri_eta,
             value_scale_eps=value_scale_eps,
         )
-        super().__init__(
-            discount=discount,
-            batch_size=(self.batch_T + self.warmup_T) * self.batch_B,
-            min_steps_learn=min_steps_learn,
-            delta_clip=delta_clip,
-            replay_size=replay_size,
-            replay_ratio=replay_ratio,
-            target_update_interval=target_update_interval,
-            n_step_return=n_step_return,
-            learning_rate=learning_rate,
-            OptimCls=OptimCls,
-            optim_kwargs=optim_kwargs,
-            initial_optim_state_dict=initial_optim_state_dict,
-            clip_grad_norm=clip_grad_norm,
-            eps_steps=eps_steps,
-            double_dqn=double_dqn,
-            prioritized_replay=prioritized_replay,
-            pri_alpha=pri_alpha,
-            pri_beta_init=pri_beta_init,
-            pri_beta_final=pri_beta_final,
-            pri_beta_steps=pri_beta_steps,
-            default_priority=default_priority,
-            ReplayBufferCls=ReplayBufferCls,
-            updates_per_sync=updates_per_sync,
-            snapshot_replay=snapshot_replay,
-            eps_start_steps=eps_start_steps,
-        )
+        super().__init__(batch_size=(self.batch_T + self.warmup_T) * self.batch_B, **kwargs)
         self.input_priorities = bool(input_priorities) and self.prioritized_replay
         if input_priority_shift is None:
             input_priority_shift = self.warmup_T // max(1, self.store_rnn_state_interval)

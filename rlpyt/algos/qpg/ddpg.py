@@ -26,6 +26,7 @@ import torch
 from rlpyt.algos.qpg.base import QpgAlgo
 from rlpyt.algos.replay_base import Records, agent_inputs, backward_into
 from rlpyt.algos.utils import bootstrap_target
+from rlpyt.utils.keywords import init_arguments
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.ddpg_agent import DdpgAgent
@@ -99,28 +100,7 @@ class DDPG(QpgAlgo):
         ReplayBufferCls: type | None = None,  # noqa: N803
         snapshot_replay: bool = False,
     ):
-        self.store_keywords(
-            discount=discount,
-            batch_size=batch_size,
-            min_steps_learn=min_steps_learn,
-            replay_size=replay_size,
-            replay_ratio=replay_ratio,
-            target_update_tau=target_update_tau,
-            target_update_interval=target_update_interval,
-            policy_update_interval=policy_update_interval,
-            learning_rate=learning_rate,
-            q_learning_rate=q_learning_rate,
-            OptimCls=OptimCls,
-            optim_kwargs=optim_kwargs,
-            initial_optim_state_dict=initial_optim_state_dict,
-            clip_grad_norm=clip_grad_norm,
-            q_target_clip=q_target_clip,
-            n_step_return=n_step_return,
-            updates_per_sync=updates_per_sync,
-            bootstrap_timelimit=bootstrap_timelimit,
-            ReplayBufferCls=ReplayBufferCls,
-            snapshot_replay=snapshot_replay,
-        )
+        self.store_keywords(**init_arguments(locals()))
 
     @property
     def mu_learning_rate_used(self) -> float:

@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 
@@ -33,6 +32,7 @@ from rlpyt.algos.qpg.base import QpgAlgo
 from rlpyt.algos.replay_base import Inputs, Records, agent_inputs, backward_into
 from rlpyt.algos.utils import bootstrap_target
 from rlpyt.utils.checks import check_number
+from rlpyt.utils.keywords import init_arguments
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.sac_agent import SacAgent
@@ -96,14 +96,16 @@ def scaled_target(
     return bootstrap_target(samples, target_value)
 
 
-class PiQOptimizers(Protocol):
-    """What the helpers below use of SAC and SAC_V: pi, Q1, Q2, their parameters and optimizers.
+class PiQAlgo(QpgAlgo):
+    """SAC's and SAC_V's shared part: pi, Q1, Q2, their parameter lists and optimizers.
 
-    A protocol rather than ``SAC | SAC_V``, so this module need not name ``sac_v`` (which
-    imports it: the import graph stays one-way).
+    The helpers below (``build_pi_q_optimizers``, ``step_pi_q_and_record``) take one; each
+    subclass declares its keywords, its agent and its losses.
     """
 
-    learning_rate: float
+    action_prior: str
+    reward_scale: float
+    # Built by build_pi_q_optimizers:
     _pi_params: list[torch.Tensor]
     _q1_params: list[torch.Tensor]
     _q2_params: list[torch.Tensor]
@@ -111,26 +113,10 @@ class PiQOptimizers(Protocol):
     pi_optimizer: torch.optim.Optimizer
     q1_optimizer: torch.optim.Optimizer
     q2_optimizer: torch.optim.Optimizer
-
-    @property
-    def agent(self) -> PiQAgent:
-        """The agent (SAC's ``SoftQAgent``, SAC_V's ``SoftVAgent``)."""
-        ...
-
-    def make_optimizer(
-        self, params: Iterable[torch.Tensor], learning_rate: float
-    ) -> torch.optim.Optimizer:
-        """An optimizer over ``params`` (``ReplayRlAlgorithm.make_optimizer``)."""
-        ...
-
-    def step_optimizer(
-        self, optimizer: torch.optim.Optimizer, params: Sequence[torch.Tensor]
-    ) -> torch.Tensor:
-        """Clip, step and return the gradient norm (``ReplayRlAlgorithm.step_optimizer``)."""
-        ...
+    agent: PiQAgent  # set by initialize (SAC's SoftQAgent, SAC_V's SoftVAgent)
 
 
-def build_pi_q_optimizers(algo: PiQOptimizers) -> None:
+def build_pi_q_optimizers(algo: PiQAlgo) -> None:
     """pi's, Q1's and Q2's parameter lists and optimizers at ``learning_rate`` (SAC, SAC_V)."""
     agent = algo.agent
     algo._pi_params = list(agent.pi_parameters())
@@ -143,7 +129,7 @@ def build_pi_q_optimizers(algo: PiQOptimizers) -> None:
 
 
 def step_pi_q_and_record(
-    algo: PiQOptimizers,
+    algo: PiQAlgo,
     losses: tuple[torch.Tensor, ...],
     values: tuple[torch.Tensor, ...],
     records: Records,
@@ -178,7 +164,7 @@ def step_pi_q_and_record(
         records[field].append(value)
 
 
-class SAC(QpgAlgo):
+class SAC(PiQAlgo):
     """SAC with rlpyt's keywords and defaults.
 
     Args:
@@ -219,17 +205,7 @@ class SAC(QpgAlgo):
 
     OptInfoCls = OptInfo
     opt_info_fields = tuple(OptInfo._fields)
-    action_prior: str
-    reward_scale: float
     fixed_alpha: float | None
-    # Built by build_pi_q_optimizers:
-    _pi_params: list[torch.Tensor]
-    _q1_params: list[torch.Tensor]
-    _q2_params: list[torch.Tensor]
-    _q_params: list[torch.Tensor]
-    pi_optimizer: torch.optim.Optimizer
-    q1_optimizer: torch.optim.Optimizer
-    q2_optimizer: torch.optim.Optimizer
     agent: SacAgent  # set by initialize
 
     def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
@@ -258,29 +234,9 @@ class SAC(QpgAlgo):
         snapshot_replay: bool = False,
     ):
         check_sac_keywords("SAC", action_prior, reparameterize)
-        self.store_keywords(
-            discount=discount,
-            batch_size=batch_size,
-            min_steps_learn=min_steps_learn,
-            replay_size=replay_size,
-            replay_ratio=replay_ratio,
-            target_update_tau=target_update_tau,
-            target_update_interval=target_update_interval,
-            learning_rate=learning_rate,
-            fixed_alpha=fixed_alpha,
-            OptimCls=OptimCls,
-            optim_kwargs=optim_kwargs,
-            initial_optim_state_dict=initial_optim_state_dict,
-            action_prior=action_prior,
-            reward_scale=reward_scale,
-            reparameterize=reparameterize,
-            clip_grad_norm=clip_grad_norm,
-            n_step_return=n_step_return,
-            updates_per_sync=updates_per_sync,
-            bootstrap_timelimit=bootstrap_timelimit,
-            ReplayBufferCls=ReplayBufferCls,
-            snapshot_replay=snapshot_replay,
-        )
+        keywords = init_arguments(locals())
+        target_entropy = keywords.pop("target_entropy")
+        self.store_keywords(**keywords)
         if target_entropy is not None and target_entropy != "auto":
             if isinstance(target_entropy, str):
                 raise ValueError(

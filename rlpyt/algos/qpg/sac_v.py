@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from rlpyt.algos.qpg.base import QpgAlgo
 from rlpyt.algos.qpg.sac import (
     VALUE_STRIDE,
+    PiQAlgo,
     build_pi_q_optimizers,
     check_sac_keywords,
     prior_log_prob,
@@ -38,6 +38,7 @@ from rlpyt.algos.qpg.sac import (
     step_pi_q_and_record,
 )
 from rlpyt.algos.replay_base import Records, agent_inputs, backward_into
+from rlpyt.utils.keywords import init_arguments
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.sac_v_agent import SacAgent
@@ -64,7 +65,7 @@ OptInfo = namedtuple(
 )
 
 
-class SAC_V(QpgAlgo):  # noqa: N801 (rlpyt's class name)
+class SAC_V(PiQAlgo):  # noqa: N801 (rlpyt's class name)
     """SAC with a V-function, rlpyt's keywords and defaults.
 
     Keywords not listed below are as in :class:`rlpyt.algos.qpg.sac.SAC` (which has
@@ -80,17 +81,7 @@ class SAC_V(QpgAlgo):  # noqa: N801 (rlpyt's class name)
 
     OptInfoCls = OptInfo
     opt_info_fields = tuple(OptInfo._fields)
-    action_prior: str
-    reward_scale: float
     policy_output_regularization: float
-    # Built by build_pi_q_optimizers:
-    _pi_params: list[torch.Tensor]
-    _q1_params: list[torch.Tensor]
-    _q2_params: list[torch.Tensor]
-    _q_params: list[torch.Tensor]
-    pi_optimizer: torch.optim.Optimizer
-    q1_optimizer: torch.optim.Optimizer
-    q2_optimizer: torch.optim.Optimizer
     agent: SacAgent  # set by initialize
 
     def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
@@ -118,29 +109,7 @@ class SAC_V(QpgAlgo):  # noqa: N801 (rlpyt's class name)
         snapshot_replay: bool = False,
     ):
         check_sac_keywords("SAC_V", action_prior, reparameterize)
-        self.store_keywords(
-            discount=discount,
-            batch_size=batch_size,
-            min_steps_learn=min_steps_learn,
-            replay_size=replay_size,
-            replay_ratio=replay_ratio,
-            target_update_tau=target_update_tau,
-            target_update_interval=target_update_interval,
-            learning_rate=learning_rate,
-            OptimCls=OptimCls,
-            optim_kwargs=optim_kwargs,
-            initial_optim_state_dict=initial_optim_state_dict,
-            action_prior=action_prior,
-            reward_scale=reward_scale,
-            reparameterize=reparameterize,
-            clip_grad_norm=clip_grad_norm,
-            policy_output_regularization=policy_output_regularization,
-            n_step_return=n_step_return,
-            updates_per_sync=updates_per_sync,
-            bootstrap_timelimit=bootstrap_timelimit,
-            ReplayBufferCls=ReplayBufferCls,
-            snapshot_replay=snapshot_replay,
-        )
+        self.store_keywords(**init_arguments(locals()))
 
     def optim_initialize(self, rank: int = 0) -> None:
         """Build the pi, Q1, Q2 and V optimizers; load ``initial_optim_state_dict``."""

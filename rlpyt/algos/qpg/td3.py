@@ -25,6 +25,7 @@ import torch
 from rlpyt.algos.qpg.ddpg import DDPG
 from rlpyt.algos.replay_base import agent_inputs
 from rlpyt.utils.checks import check_number
+from rlpyt.utils.keywords import extends_keywords
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.td3_agent import Td3Agent
@@ -33,10 +34,28 @@ if TYPE_CHECKING:
 MU_LEARNING_RATE = 1e-3  # TD3's default policy learning rate
 
 
+# TD3's defaults where they differ from DDPG's; rlpyt's positional order.
+@extends_keywords(
+    defaults=dict(
+        batch_size=100,
+        replay_ratio=100,
+        target_update_tau=0.005,
+        target_update_interval=2,
+        policy_update_interval=2,
+    ),
+    order=(
+        "batch_size replay_ratio target_update_tau target_update_interval "
+        "policy_update_interval mu_learning_rate q_learning_rate discount min_steps_learn "
+        "replay_size learning_rate OptimCls optim_kwargs initial_optim_state_dict "
+        "clip_grad_norm q_target_clip n_step_return updates_per_sync bootstrap_timelimit "
+        "ReplayBufferCls snapshot_replay"
+    ).split(),
+)
 class TD3(DDPG):
-    """TD3 with rlpyt's keywords and defaults (then DDPG's, spelled out).
+    """TD3 with rlpyt's keywords and defaults.
 
-    Keywords not listed below are as in :class:`DDPG`.
+    Keywords not listed below are :class:`DDPG`'s (``extends_keywords`` puts them in the
+    signature, in rlpyt's order).
 
     Args:
         batch_size: Replayed transitions per gradient step.
@@ -57,54 +76,15 @@ class TD3(DDPG):
     agent: Td3Agent  # set by initialize
     mu_learning_rate: float
 
-    def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
+    def __init__(
         self,
-        batch_size: int = 100,
-        replay_ratio: float = 100,
-        target_update_tau: float = 0.005,
-        target_update_interval: int = 2,
-        policy_update_interval: int = 2,
         mu_learning_rate: float = MU_LEARNING_RATE,
-        q_learning_rate: float = 1e-3,
-        discount: float = 0.99,
-        min_steps_learn: int = int(1e4),
-        replay_size: int = int(1e6),
         learning_rate: float | None = None,
-        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
-        optim_kwargs: dict[str, Any] | None = None,
-        initial_optim_state_dict: dict[str, Any] | None = None,
-        clip_grad_norm: float = 1e8,
-        q_target_clip: float = 1e6,
-        n_step_return: int = 1,
-        updates_per_sync: int = 1,
-        bootstrap_timelimit: bool = True,
-        ReplayBufferCls: type | None = None,  # noqa: N803
-        snapshot_replay: bool = False,
+        **kwargs: Any,
     ):
         mu_rate = _policy_learning_rate(mu_learning_rate, learning_rate)
-        self.store_keywords(
-            batch_size=batch_size,
-            replay_ratio=replay_ratio,
-            target_update_tau=target_update_tau,
-            target_update_interval=target_update_interval,
-            policy_update_interval=policy_update_interval,
-            mu_learning_rate=mu_rate,
-            q_learning_rate=q_learning_rate,
-            discount=discount,
-            min_steps_learn=min_steps_learn,
-            replay_size=replay_size,
-            learning_rate=mu_rate,
-            OptimCls=OptimCls,
-            optim_kwargs=optim_kwargs,
-            initial_optim_state_dict=initial_optim_state_dict,
-            clip_grad_norm=clip_grad_norm,
-            q_target_clip=q_target_clip,
-            n_step_return=n_step_return,
-            updates_per_sync=updates_per_sync,
-            bootstrap_timelimit=bootstrap_timelimit,
-            ReplayBufferCls=ReplayBufferCls,
-            snapshot_replay=snapshot_replay,
-        )
+        super().__init__(learning_rate=mu_rate, **kwargs)
+        self.store_keywords(mu_learning_rate=mu_rate)
 
     @property
     def mu_learning_rate_used(self) -> float:

@@ -19,37 +19,19 @@ from rlpyt.replays.sequence.prioritized import (
     SamplesFromReplayPri,
 )
 from rlpyt.replays.sequence.uniform import UniformSequenceReplay
+from rlpyt.utils.keywords import extends_keywords
 
 if TYPE_CHECKING:
-    from rlpyt.utils.collections import NamedTupleLike
+    pass
 
 
+@extends_keywords(parent=SequenceNStepReturnBuffer)  # FrameBufferMixin passes them on
 class SequenceNStepFrameBuffer(FrameBufferMixin, SequenceNStepReturnBuffer):
     """Sequence storage with one stored frame per step.
 
     Keywords: ``SequenceNStepReturnBuffer``; ``example.observation`` a ``[C, H, W]`` uint8
     frame stack.
     """
-
-    def __init__(
-        self,
-        example: NamedTupleLike,
-        size: int,
-        B: int,
-        rnn_state_interval: int,
-        batch_T: int,
-        discount: float = 1,
-        n_step_return: int = 1,
-    ) -> None:
-        super().__init__(
-            example=example,
-            size=size,
-            B=B,
-            rnn_state_interval=rnn_state_interval,
-            batch_T=batch_T,
-            discount=discount,
-            n_step_return=n_step_return,
-        )
 
 
 class UniformSequenceReplayFrameBuffer(UniformSequenceReplay, SequenceNStepFrameBuffer):

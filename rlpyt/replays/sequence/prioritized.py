@@ -29,9 +29,10 @@ from rlpyt.replays.sequence.n_step import (
 )
 from rlpyt.replays.sum_tree import AsyncSumTree, SumTree
 from rlpyt.utils.collections import namedarraytuple
+from rlpyt.utils.keywords import extends_keywords
 
 if TYPE_CHECKING:
-    from rlpyt.utils.collections import NamedTupleLike
+    pass
 
 SamplesFromReplayPri = namedarraytuple(
     "SamplesFromReplayPri", SamplesFromReplay._fields + ("is_weights",)
@@ -181,6 +182,7 @@ class AsyncSequenceSumTree(SequenceSumTree, AsyncSumTree):
     """``SequenceSumTree`` with its nodes, input priorities and cursor in shared memory."""
 
 
+@extends_keywords(parent=(SequenceNStepReturnBuffer, PrioritizedReplay))  # storage's first
 class PrioritizedSequenceReplay(PrioritizedReplay):
     """Prioritized sampling of sequence starts (mixin over ``SequenceNStepReturnBuffer``).
 
@@ -199,38 +201,6 @@ class PrioritizedSequenceReplay(PrioritizedReplay):
     SumTreeCls: Any = SequenceSumTree
     period: int
     span_forward: int
-
-    def __init__(
-        self,
-        example: NamedTupleLike,
-        size: int,
-        B: int,
-        rnn_state_interval: int,
-        batch_T: int,
-        discount: float = 1,
-        n_step_return: int = 1,
-        alpha: float = 0.6,
-        beta: float = 0.4,
-        default_priority: float = 1,
-        unique: bool = False,
-        input_priorities: bool = False,
-        input_priority_shift: int = 0,
-    ) -> None:
-        super().__init__(
-            alpha=alpha,
-            beta=beta,
-            default_priority=default_priority,
-            unique=unique,
-            input_priorities=input_priorities,
-            input_priority_shift=input_priority_shift,
-            example=example,
-            size=size,
-            B=B,
-            rnn_state_interval=rnn_state_interval,
-            batch_T=batch_T,
-            discount=discount,
-            n_step_return=n_step_return,
-        )
 
     def priority_tree_kwargs(self) -> dict[str, Any]:
         """The base's tree keywords, with one leaf per stored-state row and column.
