@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import torch
 import torch.nn.functional as F
 
-from rlpyt.algos.replay_base import Records, ReplayRlAlgorithm
+from rlpyt.algos.replay_base import Records, ReplayRlAlgorithm, backward_into
 from rlpyt.algos.utils import bootstrap_target  # also imported from here (its first home)
 from rlpyt.utils.keywords import init_arguments
 from rlpyt.utils.tensor import select_at_indexes
@@ -224,11 +224,8 @@ class DQN(ReplayRlAlgorithm):
                 ``tdAbsErr``.
         """
         loss, td_abs_errors = self.loss(samples, target)
-        for param in self._params:
-            param.grad = None
-        loss.backward()
-        grad_norm = torch.nn.utils.clip_grad_norm_(self._params, self.clip_grad_norm)
-        self.optimizer.step()
+        backward_into(loss, self._params)
+        grad_norm = self.step_optimizer(self.optimizer, self._params)
         if self.prioritized_replay:
             # |TD| + eps (Schaul et al.): a zero priority would never be replayed again. The
             # priorities go back to the replay's host sum tree in one copy.

@@ -42,7 +42,7 @@ import numpy as np
 import torch
 
 from rlpyt.algos.dqn.dqn import DQN, PRIORITY_EPS, TD_ERROR_STRIDE
-from rlpyt.algos.replay_base import Records
+from rlpyt.algos.replay_base import Records, backward_into
 from rlpyt.algos.replay_mixin import (
     SamplesToBuffer,
     SamplesToBufferTl,
@@ -359,11 +359,8 @@ class R2D1(DQN):
                 ``tdAbsErr``, the sequence ``priority``.
         """
         loss, td_abs_errors, valid, priorities = self.loss(samples)
-        for param in self._params:
-            param.grad = None
-        loss.backward()
-        grad_norm = torch.nn.utils.clip_grad_norm_(self._params, self.clip_grad_norm)
-        self.optimizer.step()
+        backward_into(loss, self._params)
+        grad_norm = self.step_optimizer(self.optimizer, self._params)
         if self.prioritized_replay:
             # + eps (Schaul et al.): a zero priority would never be replayed again.
             self.replay_buffer.update_batch_priorities(priorities.numpy() + PRIORITY_EPS)

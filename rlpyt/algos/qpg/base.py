@@ -18,12 +18,15 @@ same distribution of minibatches as one draw per update; OptInfo values stay ten
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import torch
 
 from rlpyt.algos.base import opt_info_from
 from rlpyt.algos.replay_base import Records, ReplayRlAlgorithm, backward_into
 from rlpyt.replays.non_sequence.time_limit import TlUniformReplayBuffer
 from rlpyt.replays.non_sequence.uniform import UniformReplayBuffer
+from rlpyt.utils.keywords import init_arguments
 from rlpyt.utils.logging import logger
 
 if TYPE_CHECKING:
@@ -34,15 +37,83 @@ __all__ = ["QpgAlgo", "Records", "backward_into", "opt_info_from"]
 
 
 class QpgAlgo(ReplayRlAlgorithm):
-    """Family base: uniform replay with time-limit bootstrapping, learning start to the agent.
+    """Family base: the keywords every QPG algorithm takes, uniform replay, learning start.
 
-    Subclasses set ``OptInfoCls`` and implement ``optim_initialize``, ``update`` and the
-    optimizer state dict methods; ``shares_targets`` (and ``targets``) where the bootstrap
-    target does not change between target updates (DDPG, TD3).
+    Subclasses add their own keywords with ``rlpyt.utils.keywords.extends_keywords`` (their
+    defaults where they differ, rlpyt's positional order), set ``OptInfoCls`` and implement
+    ``build_optimizers``, ``update`` and the optimizer state dict methods; ``shares_targets``
+    (and ``targets``) where the bootstrap target does not change between target updates (DDPG,
+    TD3). The defaults here are SAC's.
+
+    Args:
+        discount: Discount gamma.
+        batch_size: Replayed transitions per gradient step.
+        min_steps_learn: Env steps (over all envs) before the first gradient step.
+        replay_size: Replay capacity in transitions.
+        replay_ratio: Replayed transitions per sampled transition: each iteration takes
+            ``max(1, round(replay_ratio * T * B / batch_size))`` gradient steps (never 0,
+            rlpyt bug 20).
+        target_update_tau: Polyak weight of the target updates (1: hard copy).
+        target_update_interval: Updates between target updates.
+        learning_rate: The policy's learning rate (SAC: every network's).
+        OptimCls: Torch optimizer class (one per network).
+        optim_kwargs: Extra optimizer keywords.
+        initial_optim_state_dict: ``optim_state_dict()`` output to start from.
+        clip_grad_norm: Max gradient norm, per network.
+        n_step_return: Rewards summed before bootstrapping.
+        updates_per_sync: Gradient steps between parameter publications (asynchronous
+            runners).
+        bootstrap_timelimit: A time limit (``env_info.timeout``) bootstraps the target from the
+            last observed state; False: every done is a terminal.
+        ReplayBufferCls: Replay class to use instead of the chosen one (``TlUniformReplayBuffer``
+            when time limits are bootstrapped and the env reports them, else
+            ``UniformReplayBuffer``).
+        snapshot_replay: Put the replay in every snapshot, so a resumed run continues exactly.
+
+    Raises:
+        ValueError, TypeError: a number out of range (the message names keyword and range).
     """
 
     prioritized_replay = False  # uniform replay only (rlpyt had no prioritized QPG)
     bootstrap_timelimit: bool
+
+    def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
+        self,
+        discount: float = 0.99,
+        batch_size: int = 256,
+        min_steps_learn: int = int(1e4),
+        replay_size: int = int(1e6),
+        replay_ratio: float = 256,
+        target_update_tau: float = 0.005,
+        target_update_interval: int = 1,
+        learning_rate: float = 3e-4,
+        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
+        optim_kwargs: dict[str, Any] | None = None,
+        initial_optim_state_dict: dict[str, Any] | None = None,
+        clip_grad_norm: float = 1e9,
+        n_step_return: int = 1,
+        updates_per_sync: int = 1,
+        bootstrap_timelimit: bool = True,
+        ReplayBufferCls: type | None = None,  # noqa: N803
+        snapshot_replay: bool = False,
+    ):
+        self.store_keywords(**init_arguments(locals()))
+
+    def optim_initialize(self, rank: int = 0) -> None:
+        """Build the optimizers (:meth:`build_optimizers`); load ``initial_optim_state_dict``.
+
+        Asynchronous runners call it in the optimizer process, whose policy is a copy apart
+        from the shared one (``own_optim_model``).
+        """
+        self.rank = rank
+        self.own_optim_model()
+        self.build_optimizers()
+        if self.initial_optim_state_dict is not None:
+            self.load_optim_state_dict(self.initial_optim_state_dict)
+
+    def build_optimizers(self) -> None:
+        """Build the optimizers over the agent's parameters (each algorithm's)."""
+        raise NotImplementedError
 
     def _setup_schedules(self, batch_spec: BatchSpec) -> None:
         """The base's schedules; agents that explore before learning (TD3, SAC) get its start."""

@@ -26,7 +26,7 @@ import torch
 from rlpyt.algos.qpg.base import QpgAlgo
 from rlpyt.algos.replay_base import Records, agent_inputs, backward_into
 from rlpyt.algos.utils import bootstrap_target
-from rlpyt.utils.keywords import init_arguments
+from rlpyt.utils.keywords import extends_keywords
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.ddpg_agent import DdpgAgent
@@ -35,35 +35,34 @@ if TYPE_CHECKING:
 OptInfo = namedtuple("OptInfo", ["muLoss", "qLoss", "muGradNorm", "qGradNorm"])
 
 
+# DDPG's defaults where they differ from QpgAlgo's; rlpyt's positional order.
+@extends_keywords(
+    defaults=dict(
+        batch_size=64,
+        replay_ratio=64,
+        target_update_tau=0.01,
+        learning_rate=1e-4,
+        clip_grad_norm=1e8,
+    ),
+    order=(
+        "discount batch_size min_steps_learn replay_size replay_ratio target_update_tau "
+        "target_update_interval policy_update_interval learning_rate q_learning_rate OptimCls "
+        "optim_kwargs initial_optim_state_dict clip_grad_norm q_target_clip n_step_return "
+        "updates_per_sync bootstrap_timelimit ReplayBufferCls snapshot_replay"
+    ).split(),
+)
 class DDPG(QpgAlgo):
     """DDPG with rlpyt's keywords and defaults.
 
+    The keywords not listed here are :class:`QpgAlgo`'s (``learning_rate``: mu's;
+    ``initial_optim_state_dict``: ``{"q": ..., "mu": ...}``), with DDPG's defaults
+    (``batch_size=64``, ``replay_ratio=64``, ``target_update_tau=0.01``,
+    ``learning_rate=1e-4``, ``clip_grad_norm=1e8``); the signature lists them all.
+
     Args:
-        discount: Discount gamma.
-        batch_size: Replayed transitions per gradient step.
-        min_steps_learn: Env steps (over all envs) before the first gradient step.
-        replay_size: Replay capacity in transitions.
-        replay_ratio: Replayed transitions per sampled transition: each iteration takes
-            ``max(1, round(replay_ratio * T * B / batch_size))`` gradient steps.
-        target_update_tau: Polyak weight of the target updates (1: hard copy).
-        target_update_interval: Updates between target updates.
         policy_update_interval: Updates between mu updates.
-        learning_rate: mu's learning rate.
         q_learning_rate: Q's learning rate.
-        OptimCls: Torch optimizer class (one for mu, one for Q).
-        optim_kwargs: Extra optimizer keywords.
-        initial_optim_state_dict: ``{"q": ..., "mu": ...}`` optimizer states to start from.
-        clip_grad_norm: Max gradient norm, per network.
         q_target_clip: Targets are clamped to ``[-q_target_clip, q_target_clip]``.
-        n_step_return: Rewards summed before bootstrapping.
-        updates_per_sync: Gradient steps between parameter publications (asynchronous
-            runners).
-        bootstrap_timelimit: A time limit (``env_info.timeout``) bootstraps the target from the
-            last observed state; False: every done is a terminal.
-        ReplayBufferCls: Replay class to use instead of the chosen one (``TlUniformReplayBuffer``
-            when time limits are bootstrapped and the env reports them, else
-            ``UniformReplayBuffer``).
-        snapshot_replay: Put the replay in every snapshot, so a resumed run continues exactly.
 
     Raises:
         ValueError, TypeError: a number out of range (the message names keyword and range).
@@ -77,46 +76,31 @@ class DDPG(QpgAlgo):
     q_target_clip: float
     agent: DdpgAgent  # set by initialize
 
-    def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
+    def __init__(
         self,
-        discount: float = 0.99,
-        batch_size: int = 64,
-        min_steps_learn: int = int(1e4),
-        replay_size: int = int(1e6),
-        replay_ratio: float = 64,
-        target_update_tau: float = 0.01,
-        target_update_interval: int = 1,
         policy_update_interval: int = 1,
-        learning_rate: float = 1e-4,
         q_learning_rate: float = 1e-3,
-        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
-        optim_kwargs: dict[str, Any] | None = None,
-        initial_optim_state_dict: dict[str, Any] | None = None,
-        clip_grad_norm: float = 1e8,
         q_target_clip: float = 1e6,
-        n_step_return: int = 1,
-        updates_per_sync: int = 1,
-        bootstrap_timelimit: bool = True,
-        ReplayBufferCls: type | None = None,  # noqa: N803
-        snapshot_replay: bool = False,
+        **kwargs: Any,
     ):
-        self.store_keywords(**init_arguments(locals()))
+        super().__init__(**kwargs)
+        self.store_keywords(
+            policy_update_interval=policy_update_interval,
+            q_learning_rate=q_learning_rate,
+            q_target_clip=q_target_clip,
+        )
 
     @property
     def mu_learning_rate_used(self) -> float:
         """The learning rate of mu's optimizer (DDPG: ``learning_rate``)."""
         return self.learning_rate
 
-    def optim_initialize(self, rank: int = 0) -> None:
-        """Build mu's and Q's optimizers; load ``initial_optim_state_dict``."""
-        self.rank = rank
-        self.own_optim_model()  # asynchronous runs: a policy apart from the shared one
+    def build_optimizers(self) -> None:
+        """Build mu's and Q's optimizers."""
         self._mu_params = list(self.agent.mu_parameters())
         self._q_params = list(self.agent.q_parameters())
         self.mu_optimizer = self.make_optimizer(self._mu_params, self.mu_learning_rate_used)
         self.q_optimizer = self.make_optimizer(self._q_params, self.q_learning_rate)
-        if self.initial_optim_state_dict is not None:
-            self.load_optim_state_dict(self.initial_optim_state_dict)
 
     # ---- training -------------------------------------------------------------------------
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import torch
 
@@ -32,7 +32,7 @@ from rlpyt.algos.qpg.base import QpgAlgo
 from rlpyt.algos.replay_base import Inputs, Records, agent_inputs, backward_into
 from rlpyt.algos.utils import bootstrap_target
 from rlpyt.utils.checks import check_number
-from rlpyt.utils.keywords import init_arguments
+from rlpyt.utils.keywords import extends_keywords
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.sac_agent import SacAgent
@@ -96,11 +96,19 @@ def scaled_target(
     return bootstrap_target(samples, target_value)
 
 
+@extends_keywords()
 class PiQAlgo(QpgAlgo):
-    """SAC's and SAC_V's shared part: pi, Q1, Q2, their parameter lists and optimizers.
+    """SAC's and SAC_V's shared part: their keywords, pi, Q1, Q2 and their optimizers.
 
     The helpers below (``build_pi_q_optimizers``, ``step_pi_q_and_record``) take one; each
-    subclass declares its keywords, its agent and its losses.
+    subclass adds its keywords, its agent and its losses.
+
+    Args:
+        action_prior: ``"uniform"`` or ``"gaussian"`` (N(0, 1) log-density of the squashed
+            action, added to the policy objective).
+        reward_scale: The n-step return is multiplied by this in the target.
+        reparameterize: Must be True (only the reparameterized policy loss is implemented).
+        **kwargs: :class:`QpgAlgo`'s keywords (``learning_rate``: pi's and every Q's).
     """
 
     action_prior: str
@@ -114,6 +122,42 @@ class PiQAlgo(QpgAlgo):
     q1_optimizer: torch.optim.Optimizer
     q2_optimizer: torch.optim.Optimizer
     agent: PiQAgent  # set by initialize (SAC's SoftQAgent, SAC_V's SoftVAgent)
+    # The optimizers saved and loaded under these names (rlpyt's keys).
+    optimizer_names: ClassVar[tuple[str, ...]] = ("pi_optimizer", "q1_optimizer", "q2_optimizer")
+
+    def __init__(
+        self,
+        action_prior: str = "uniform",
+        reward_scale: float = 1,
+        reparameterize: bool = True,
+        **kwargs: Any,
+    ):
+        check_sac_keywords(type(self).__name__, action_prior, reparameterize)
+        super().__init__(**kwargs)
+        self.store_keywords(
+            action_prior=action_prior, reward_scale=reward_scale, reparameterize=reparameterize
+        )
+
+    def twin_q_losses(
+        self, samples: NamedArrayTupleLike, inputs: Inputs
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(q1, q2, q1_loss, q2_loss)``: both Qs of the replayed action and their losses.
+
+        Each loss is ``mean(0.5 * (y - Q)^2)`` with ``y`` from :meth:`targets`; ``q1, q2``
+        are ``[batch]`` with gradients.
+        """
+        y = self.targets(samples)
+        q1, q2 = self.agent.q(*inputs, samples.action)
+        return q1, q2, 0.5 * (y - q1).pow(2).mean(), 0.5 * (y - q2).pow(2).mean()
+
+    def optim_state_dict(self) -> dict:
+        """Each optimizer's state dict under its name (``optimizer_names``)."""
+        return {name: getattr(self, name).state_dict() for name in self.optimizer_names}
+
+    def load_optim_state_dict(self, state_dict: dict) -> None:
+        """Load :meth:`optim_state_dict`'s output."""
+        for name in self.optimizer_names:
+            getattr(self, name).load_state_dict(state_dict[name])
 
 
 def build_pi_q_optimizers(algo: PiQAlgo) -> None:
@@ -164,39 +208,27 @@ def step_pi_q_and_record(
         records[field].append(value)
 
 
+# rlpyt's positional order of SAC's keywords (the defaults are QpgAlgo's and PiQAlgo's).
+@extends_keywords(
+    order=(
+        "discount batch_size min_steps_learn replay_size replay_ratio target_update_tau "
+        "target_update_interval learning_rate fixed_alpha OptimCls optim_kwargs "
+        "initial_optim_state_dict action_prior reward_scale target_entropy reparameterize "
+        "clip_grad_norm n_step_return updates_per_sync bootstrap_timelimit ReplayBufferCls "
+        "snapshot_replay"
+    ).split()
+)
 class SAC(PiQAlgo):
     """SAC with rlpyt's keywords and defaults.
 
+    The keywords not listed here are :class:`PiQAlgo`'s and :class:`QpgAlgo`'s
+    (``learning_rate``: pi's, Q1's, Q2's and log alpha's); the signature lists them all.
+
     Args:
-        discount: Discount gamma.
-        batch_size: Replayed transitions per gradient step.
-        min_steps_learn: Env steps (over all envs) before the first gradient step.
-        replay_size: Replay capacity in transitions.
-        replay_ratio: Replayed transitions per sampled transition: each iteration takes
-            ``max(1, round(replay_ratio * T * B / batch_size))`` gradient steps (never 0,
-            rlpyt bug 20).
-        target_update_tau: Polyak weight of the target updates.
-        target_update_interval: Updates between target updates.
-        learning_rate: Learning rate of pi, Q1, Q2 and log alpha.
         fixed_alpha: None: learn alpha; a number > 0: use this temperature throughout.
-        OptimCls: Torch optimizer class (one per network and one for log alpha).
-        optim_kwargs: Extra optimizer keywords.
-        initial_optim_state_dict: :meth:`optim_state_dict` output to start from.
-        action_prior: ``"uniform"`` or ``"gaussian"`` (N(0, 1) log-density of the squashed
-            action, added to the policy objective).
-        reward_scale: The n-step return is multiplied by this in the target.
         target_entropy: ``"auto"``: minus the action dimension (entropy in units of the
             action bound ``h``: ``-A + A log h`` in env units); a number; or None: alpha
             not learned (stays 1 unless ``fixed_alpha``).
-        reparameterize: Must be True (only the reparameterized policy loss is implemented).
-        clip_grad_norm: Max gradient norm, per network.
-        n_step_return: Rewards summed before bootstrapping.
-        updates_per_sync: Gradient steps between parameter publications (asynchronous
-            runners).
-        bootstrap_timelimit: A time limit bootstraps the target; False: every done is a
-            terminal.
-        ReplayBufferCls: Replay class to use instead of the chosen one.
-        snapshot_replay: Put the replay in every snapshot, so a resumed run continues exactly.
 
     Raises:
         ValueError, TypeError: a number out of range, an unknown ``action_prior`` or
@@ -208,35 +240,14 @@ class SAC(PiQAlgo):
     fixed_alpha: float | None
     agent: SacAgent  # set by initialize
 
-    def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
+    def __init__(
         self,
-        discount: float = 0.99,
-        batch_size: int = 256,
-        min_steps_learn: int = int(1e4),
-        replay_size: int = int(1e6),
-        replay_ratio: float = 256,
-        target_update_tau: float = 0.005,
-        target_update_interval: int = 1,
-        learning_rate: float = 3e-4,
         fixed_alpha: float | None = None,
-        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
-        optim_kwargs: dict[str, Any] | None = None,
-        initial_optim_state_dict: dict[str, Any] | None = None,
-        action_prior: str = "uniform",
-        reward_scale: float = 1,
         target_entropy: str | float | None = "auto",
-        reparameterize: bool = True,
-        clip_grad_norm: float = 1e9,
-        n_step_return: int = 1,
-        updates_per_sync: int = 1,
-        bootstrap_timelimit: bool = True,
-        ReplayBufferCls: type | None = None,  # noqa: N803
-        snapshot_replay: bool = False,
+        **kwargs: Any,
     ):
-        check_sac_keywords("SAC", action_prior, reparameterize)
-        keywords = init_arguments(locals())
-        target_entropy = keywords.pop("target_entropy")
-        self.store_keywords(**keywords)
+        super().__init__(**kwargs)
+        self.store_keywords(fixed_alpha=fixed_alpha)
         if target_entropy is not None and target_entropy != "auto":
             if isinstance(target_entropy, str):
                 raise ValueError(
@@ -246,10 +257,8 @@ class SAC(PiQAlgo):
             target_entropy = check_number("SAC", "target_entropy", target_entropy)
         self.target_entropy = target_entropy
 
-    def optim_initialize(self, rank: int = 0) -> None:
-        """Build the pi, Q1, Q2 and log-alpha optimizers; set alpha; load initial state."""
-        self.rank = rank
-        self.own_optim_model()  # asynchronous runs: a policy apart from the shared one
+    def build_optimizers(self) -> None:
+        """Build the pi, Q1, Q2 and log-alpha optimizers; set alpha."""
         build_pi_q_optimizers(self)
         start = 0.0 if self.fixed_alpha is None else math.log(self.fixed_alpha)
         # A leaf tensor made on the agent's device (what Parameter would wrap, without a
@@ -268,8 +277,6 @@ class SAC(PiQAlgo):
             self._target_entropy = cast(float | None, self.target_entropy)  # not "auto"
         self.learn_alpha = self.fixed_alpha is None and self._target_entropy is not None
         self._pi_alpha_params = self._pi_params + [self._log_alpha]
-        if self.initial_optim_state_dict is not None:
-            self.load_optim_state_dict(self.initial_optim_state_dict)
 
     def action_size(self) -> int:
         """Action vector length, from the agent's action space."""
@@ -319,10 +326,7 @@ class SAC(PiQAlgo):
         """
         agent = self.agent
         inputs = agent_inputs(samples)
-        y = self.targets(samples)
-        q1, q2 = agent.q(*inputs, samples.action)
-        q1_loss = 0.5 * (y - q1).pow(2).mean()
-        q2_loss = 0.5 * (y - q2).pow(2).mean()
+        q1, q2, q1_loss, q2_loss = self.twin_q_losses(samples, inputs)
         new_action, log_pi, dist_info = agent.pi(*inputs)
         new_q1, new_q2 = agent.q(*inputs, new_action)
         pi_losses = self._alpha * log_pi - torch.min(new_q1, new_q2)
@@ -349,18 +353,14 @@ class SAC(PiQAlgo):
     def optim_state_dict(self) -> dict:
         """The four optimizer states and ``log_alpha`` (a float), as rlpyt."""
         return dict(
-            pi_optimizer=self.pi_optimizer.state_dict(),
-            q1_optimizer=self.q1_optimizer.state_dict(),
-            q2_optimizer=self.q2_optimizer.state_dict(),
+            super().optim_state_dict(),
             alpha_optimizer=self.alpha_optimizer.state_dict(),
             log_alpha=float(self._log_alpha.detach()),
         )
 
     def load_optim_state_dict(self, state_dict: dict) -> None:
         """Load :meth:`optim_state_dict`'s output (alpha follows ``log_alpha``)."""
-        self.pi_optimizer.load_state_dict(state_dict["pi_optimizer"])
-        self.q1_optimizer.load_state_dict(state_dict["q1_optimizer"])
-        self.q2_optimizer.load_state_dict(state_dict["q2_optimizer"])
+        super().load_optim_state_dict(state_dict)
         if state_dict.get("alpha_optimizer") is not None:
             self.alpha_optimizer.load_state_dict(state_dict["alpha_optimizer"])
         with torch.no_grad():

@@ -32,13 +32,12 @@ from rlpyt.algos.qpg.sac import (
     VALUE_STRIDE,
     PiQAlgo,
     build_pi_q_optimizers,
-    check_sac_keywords,
     prior_log_prob,
     scaled_target,
     step_pi_q_and_record,
 )
 from rlpyt.algos.replay_base import Records, agent_inputs, backward_into
-from rlpyt.utils.keywords import init_arguments
+from rlpyt.utils.keywords import extends_keywords
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.sac_v_agent import SacAgent
@@ -65,11 +64,21 @@ OptInfo = namedtuple(
 )
 
 
+# rlpyt's positional order of SAC_V's keywords (the defaults are QpgAlgo's and PiQAlgo's).
+@extends_keywords(
+    order=(
+        "discount batch_size min_steps_learn replay_size replay_ratio target_update_tau "
+        "target_update_interval learning_rate OptimCls optim_kwargs initial_optim_state_dict "
+        "action_prior reward_scale reparameterize clip_grad_norm policy_output_regularization "
+        "n_step_return updates_per_sync bootstrap_timelimit ReplayBufferCls snapshot_replay"
+    ).split()
+)
 class SAC_V(PiQAlgo):  # noqa: N801 (rlpyt's class name)
     """SAC with a V-function, rlpyt's keywords and defaults.
 
-    Keywords not listed below are as in :class:`rlpyt.algos.qpg.sac.SAC` (which has
-    ``fixed_alpha`` and ``target_entropy``; this class has neither), with the same defaults.
+    Keywords not listed below are :class:`rlpyt.algos.qpg.sac.PiQAlgo`'s and ``QpgAlgo``'s,
+    as in :class:`rlpyt.algos.qpg.sac.SAC` (which adds ``fixed_alpha`` and ``target_entropy``;
+    this class has neither), with the same defaults; the signature lists them all.
 
     Args:
         policy_output_regularization: Weight of the penalty on the policy's mean and log std.
@@ -83,44 +92,18 @@ class SAC_V(PiQAlgo):  # noqa: N801 (rlpyt's class name)
     opt_info_fields = tuple(OptInfo._fields)
     policy_output_regularization: float
     agent: SacAgent  # set by initialize
+    optimizer_names = (*PiQAlgo.optimizer_names, "v_optimizer")  # saved, loaded (rlpyt's keys)
 
-    def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
-        self,
-        discount: float = 0.99,
-        batch_size: int = 256,
-        min_steps_learn: int = int(1e4),
-        replay_size: int = int(1e6),
-        replay_ratio: float = 256,
-        target_update_tau: float = 0.005,
-        target_update_interval: int = 1,
-        learning_rate: float = 3e-4,
-        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
-        optim_kwargs: dict[str, Any] | None = None,
-        initial_optim_state_dict: dict[str, Any] | None = None,
-        action_prior: str = "uniform",
-        reward_scale: float = 1,
-        reparameterize: bool = True,
-        clip_grad_norm: float = 1e9,
-        policy_output_regularization: float = 0.001,
-        n_step_return: int = 1,
-        updates_per_sync: int = 1,
-        bootstrap_timelimit: bool = True,
-        ReplayBufferCls: type | None = None,  # noqa: N803
-        snapshot_replay: bool = False,
-    ):
-        check_sac_keywords("SAC_V", action_prior, reparameterize)
-        self.store_keywords(**init_arguments(locals()))
+    def __init__(self, policy_output_regularization: float = 0.001, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.store_keywords(policy_output_regularization=policy_output_regularization)
 
-    def optim_initialize(self, rank: int = 0) -> None:
-        """Build the pi, Q1, Q2 and V optimizers; load ``initial_optim_state_dict``."""
-        self.rank = rank
-        self.own_optim_model()  # asynchronous runs: a policy apart from the shared one
+    def build_optimizers(self) -> None:
+        """Build the pi, Q1, Q2 and V optimizers."""
         build_pi_q_optimizers(self)
         self._v_params: list[torch.Tensor] = list(self.agent.v_parameters())
         self._pi_v_params = self._pi_params + self._v_params
         self.v_optimizer = self.make_optimizer(self._v_params, self.learning_rate)
-        if self.initial_optim_state_dict is not None:
-            self.load_optim_state_dict(self.initial_optim_state_dict)
 
     # ---- training -------------------------------------------------------------------------
 
@@ -159,10 +142,7 @@ class SAC_V(PiQAlgo):  # noqa: N801 (rlpyt's class name)
         """
         agent = self.agent
         inputs = agent_inputs(samples)
-        y = self.targets(samples)
-        q1, q2 = agent.q(*inputs, samples.action)
-        q1_loss = 0.5 * (y - q1).pow(2).mean()
-        q2_loss = 0.5 * (y - q2).pow(2).mean()
+        q1, q2, q1_loss, q2_loss = self.twin_q_losses(samples, inputs)
         v = agent.v(*inputs)
         new_action, log_pi, dist_info = agent.pi(*inputs)
         new_q1, new_q2 = agent.q(*inputs, new_action)
@@ -190,21 +170,3 @@ class SAC_V(PiQAlgo):  # noqa: N801 (rlpyt's class name)
         """``y`` with ``V'`` the target V-function at the bootstrap state."""
         target_value = self.agent.target_v(*samples.target_inputs)
         return scaled_target(samples, self.reward_scale, target_value)
-
-    # ---- snapshots ------------------------------------------------------------------------
-
-    def optim_state_dict(self) -> dict:
-        """The four optimizer states (rlpyt's keys)."""
-        return dict(
-            pi_optimizer=self.pi_optimizer.state_dict(),
-            q1_optimizer=self.q1_optimizer.state_dict(),
-            q2_optimizer=self.q2_optimizer.state_dict(),
-            v_optimizer=self.v_optimizer.state_dict(),
-        )
-
-    def load_optim_state_dict(self, state_dict: dict) -> None:
-        """Load :meth:`optim_state_dict`'s output."""
-        self.pi_optimizer.load_state_dict(state_dict["pi_optimizer"])
-        self.q1_optimizer.load_state_dict(state_dict["q1_optimizer"])
-        self.q2_optimizer.load_state_dict(state_dict["q2_optimizer"])
-        self.v_optimizer.load_state_dict(state_dict["v_optimizer"])
