@@ -192,8 +192,9 @@ class EpisodeStepper:
         ends_on_traj_done = None  # the envs' info records have traj_done (known at a step)
         for b in self._envs_to_step(action, reward, done):
             o, r, d, env_info = envs[b].step(action[b])
-            info_b = None if rows is None else rows[b]
-            traj_infos[b].step(observation[b], action[b], r, d, info_b, env_info)
+            traj_infos[b].step(
+                observation[b], action[b], r, d, None if rows is None else rows[b], env_info
+            )
             if ends_on_traj_done is None:
                 ends_on_traj_done = has_traj_done(env_info)
             if env_info.traj_done if ends_on_traj_done else d:
