@@ -271,7 +271,7 @@ class VecCollectorMixin(EpisodeStepper):
         if rows is not None and active is None and not rows.all():
             env_info = _zero_rows(env_info, ~rows)  # waiting rows, as per-env collectors
         batch.step(before, action, reward, done, agent_info, env_info, rows)
-        ended = np.flatnonzero(_ended(env_info, done, rows)).tolist()
+        ended = _ended(env_info, done, rows).nonzero()[0].tolist()  # [B]: flatnonzero's rows
         if ended and self._truncations is not None and "timeout" in env_info._fields:
             for b in ended:
                 if env_info.timeout[b]:
@@ -281,7 +281,7 @@ class VecCollectorMixin(EpisodeStepper):
             if self._frozen is None:
                 self._frozen = _copy(observation)
             self._frozen[finished] = _take(observation, finished)
-        return env_info, ended, out.final_observation, np.flatnonzero(finished).tolist()
+        return env_info, ended, out.final_observation, finished.nonzero()[0].tolist()
 
     def _end_trajectories(
         self,
