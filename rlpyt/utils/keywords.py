@@ -94,7 +94,7 @@ def extends_keywords(
             try:
                 bound = signature.bind(self, *args, **kwargs)
             except TypeError as error:
-                raise _keyword_error(cls.__name__, signature, kwargs, error) from None
+                raise _keyword_error(type(self).__name__, signature, kwargs, error) from None
             bound.apply_defaults()
             values = dict(bound.arguments)
             own = {name: values.pop(name) for name in own_names}
@@ -139,14 +139,16 @@ def _merged_signature(
         for name, p in parent.items()
         if name not in drop and name not in {q.name for q in own}
     ]
-    params = {p.name: p.replace(kind=p.POSITIONAL_OR_KEYWORD) for p in own[1:] + inherited}
+    params = {p.name: p for p in own[1:] + inherited}
     if order is not None:
         order = list(order)
         if sorted(order) != sorted(params):
             missing, extra = sorted(set(params) - set(order)), sorted(set(order) - set(params))
             raise TypeError(f"{owner}: order misses {missing} and has extra {extra}.")
         params = {name: params[name] for name in order}
-    return inspect.Signature([own[0], *params.values()])
+    # Keyword-only keywords (the parent's after its ``*``) stay so, after the others.
+    ordered = sorted(params.values(), key=lambda p: p.kind is p.KEYWORD_ONLY)
+    return inspect.Signature([own[0], *ordered])
 
 
 def _named_parameters(function: Callable[..., None]) -> list[inspect.Parameter]:

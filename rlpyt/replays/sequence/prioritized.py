@@ -15,6 +15,7 @@ forgot alpha for sequences: its bug 14).
 
 from __future__ import annotations
 
+import inspect
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -50,6 +51,7 @@ __all__ = [
 ]
 
 
+@extends_keywords(order=["T", "B", "period", *list(inspect.signature(SumTree).parameters)[2:]])
 class SequenceSumTree(SumTree):
     """Sum tree with one leaf per stored-state row of a sequence replay.
 
@@ -72,20 +74,7 @@ class SequenceSumTree(SumTree):
             at 0.
     """
 
-    def __init__(
-        self,
-        T: int,
-        B: int,
-        period: int,
-        off_backward: int,
-        off_forward: int,
-        default_value: float = 1,
-        enable_input_priorities: bool = False,
-        input_priority_shift: int = 0,
-        *,
-        rng: np.random.Generator | None = None,
-        valid: np.ndarray | None = None,
-    ) -> None:
+    def __init__(self, T: int, B: int, period: int, **kwargs: Any) -> None:  # noqa: N803
         if T % period:
             raise ValueError(
                 f"SequenceSumTree: T={T} storage rows must be a multiple of period={period} "
@@ -93,17 +82,7 @@ class SequenceSumTree(SumTree):
             )
         self.period = period
         self.storage_T = T
-        super().__init__(
-            T=T // period,
-            B=B,
-            off_backward=off_backward,
-            off_forward=off_forward,
-            default_value=default_value,
-            enable_input_priorities=enable_input_priorities,
-            input_priority_shift=input_priority_shift,
-            rng=rng,
-            valid=valid,
-        )
+        super().__init__(T=T // period, B=B, **kwargs)
 
     def _leaf_range(self, t_abs: int) -> tuple[int, int]:
         """Leaves on when ``t_abs`` rows are written (unwrapped: ``t_abs >= T`` once full)."""

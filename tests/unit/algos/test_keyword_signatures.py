@@ -2,6 +2,7 @@
 
 import inspect
 
+import numpy as np
 import pytest
 
 from rlpyt.agents.dqn.catdqn_agent import CatDqnAgent
@@ -12,7 +13,7 @@ from rlpyt.algos.dqn.dqn import DQN
 from rlpyt.algos.dqn.r2d1 import R2D1
 from rlpyt.algos.qpg.td3 import TD3
 from rlpyt.replays.sequence.frame import PrioritizedSequenceReplayFrameBuffer
-from rlpyt.replays.sequence.prioritized import PrioritizedSequenceReplayBuffer
+from rlpyt.replays.sequence.prioritized import PrioritizedSequenceReplayBuffer, SequenceSumTree
 
 R2D1_KEYWORDS = {  # rlpyt's order and defaults
     "discount": 0.997, "batch_T": 80, "batch_B": 64, "warmup_T": 40,
@@ -101,3 +102,11 @@ def test_sequence_replays_list_storage_then_priority_keywords(ReplayCls):  # noq
 def test_misspelt_keyword_is_named(cls):
     with pytest.raises(TypeError, match="learning_rte"):
         cls(learning_rte=1e-3)
+
+
+def test_sequence_sum_tree_keeps_period_third_and_keyword_only_draw_options():
+    params = inspect.signature(SequenceSumTree).parameters
+    assert list(params)[:5] == ["T", "B", "period", "off_backward", "off_forward"]
+    assert [name for name, p in params.items() if p.kind is p.KEYWORD_ONLY] == ["rng", "valid"]
+    tree = SequenceSumTree(8, 2, 4, 1, 1, rng=np.random.default_rng(0))
+    assert (tree.period, tree.storage_T, tree.T, tree.B) == (4, 8, 2, 2)

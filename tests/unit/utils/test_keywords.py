@@ -71,6 +71,12 @@ def test_misspelt_keyword_names_class_keyword_and_nearest():
     with pytest.raises(TypeError, match="Child"):
         Child(1, 2, 3, 4, 5)  # too many positional arguments
 
+    class Grandchild(Child):
+        pass
+
+    with pytest.raises(TypeError, match=r"^Grandchild\(\) .*'bb'"):
+        Grandchild(bb=1)
+
 
 def test_declaration_errors():
     with pytest.raises(TypeError, match="not keywords of its parent"):
