@@ -110,13 +110,7 @@ class SAC_V(PiQAlgo):  # noqa: N801 (rlpyt's class name)
     def update(
         self, samples: NamedArrayTupleLike, target: torch.Tensor | None, records: Records
     ) -> None:
-        """One step of V, pi, Q1 and Q2 (losses all from the pre-update values).
-
-        Args:
-            samples: A replayed minibatch (on the agent's device).
-            target: Unused (computed here).
-            records: OptInfo tensors, appended to.
-        """
+        """One step of V, pi, Q1 and Q2, all losses from the pre-update values; no ``target``."""
         losses, values = self.loss(samples)
         q1_loss, q2_loss, v_loss, pi_loss = losses
         # The V loss's target and the policy loss share no parameters with each other's
