@@ -1,15 +1,12 @@
-"""Keyword lists written once: a constructor's arguments as a dict, a subclass that extends one.
+"""Keyword lists written once: a subclass that extends its parent's keywords.
 
 rlpyt's classes take long keyword lists (an algorithm has twenty to thirty), and its users and
-tests read them back with ``inspect.signature(Cls)``. Two helpers keep each list in one place:
-
-- :func:`init_arguments` turns the ``locals()`` of a constructor's first line into the dict of
-  its arguments, so a class that declares its keywords stores them without naming each again
-  (``self.store_keywords(**init_arguments(locals()))``).
-- :func:`extends_keywords` is a class decorator for a subclass whose ``__init__`` names only its
-  own keywords (and ``**kwargs``): its signature becomes its own keywords plus its parent's (some
-  dropped, some with other defaults, in a given order), positional calls bind in that order, and
-  the body gets every parent keyword, defaults applied, in ``kwargs``.
+tests read them back with ``inspect.signature(Cls)``. The family bases declare their lists and
+store each keyword explicitly; :func:`extends_keywords` is a class decorator for a subclass whose
+``__init__`` names only its own keywords (and ``**kwargs``): its signature becomes its own
+keywords plus its parent's (some dropped, some with other defaults, in a given order), positional
+calls bind in that order, and the body gets every parent keyword, defaults applied, in
+``kwargs``.
 
 Example::
 
@@ -30,23 +27,9 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-__all__ = ["extends_keywords", "init_arguments"]
+__all__ = ["extends_keywords"]
 
 T = TypeVar("T", bound=type)
-
-_NOT_ARGUMENTS = ("self", "__class__")  # locals() of a method that calls super() has __class__
-
-
-def init_arguments(frame_locals: Mapping[str, Any]) -> dict[str, Any]:
-    """The arguments of a constructor, from ``locals()`` taken on its first line.
-
-    Args:
-        frame_locals: ``locals()`` before the constructor binds any name of its own.
-
-    Returns:
-        ``{keyword: value}`` in the signature's order, without ``self``.
-    """
-    return {name: value for name, value in frame_locals.items() if name not in _NOT_ARGUMENTS}
 
 
 def extends_keywords(

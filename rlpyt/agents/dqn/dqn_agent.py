@@ -34,7 +34,6 @@ from rlpyt.agents.base import (
 from rlpyt.agents.dqn.epsilon_greedy import EpsilonGreedyAgentMixin
 from rlpyt.distributions.epsilon_greedy import EpsilonGreedy
 from rlpyt.utils.collections import namedarraytuple
-from rlpyt.utils.keywords import init_arguments
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import EnvSpaces
@@ -78,7 +77,17 @@ class DqnAgent(EpsilonGreedyAgentMixin, BaseAgent):
         eps_itr_max: int = 1000,
         eps_eval: float = 0.001,
     ):
-        super().__init__(**init_arguments(locals()))  # rlpyt's order; the mixin's are keywords
+        super().__init__(  # rlpyt's order; the mixin's are keywords
+            ModelCls=ModelCls,
+            model_kwargs=model_kwargs,
+            initial_model_state_dict=initial_model_state_dict,
+            eps_init=eps_init,
+            eps_final=eps_final,
+            eps_final_min=eps_final_min,
+            eps_itr_min=eps_itr_min,
+            eps_itr_max=eps_itr_max,
+            eps_eval=eps_eval,
+        )
 
     def __call__(
         self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor

@@ -30,7 +30,6 @@ import torch.nn.functional as F
 
 from rlpyt.algos.replay_base import Records, ReplayRlAlgorithm, backward_into
 from rlpyt.algos.utils import bootstrap_target  # also imported from here (its first home)
-from rlpyt.utils.keywords import init_arguments
 from rlpyt.utils.tensor import select_at_indexes
 
 if TYPE_CHECKING:
@@ -131,7 +130,34 @@ class DQN(ReplayRlAlgorithm):
         snapshot_replay: bool = False,
         eps_start_steps: int | None = None,
     ):
-        self.store_keywords(**init_arguments(locals()))
+        self.store_keywords(
+            discount=discount,
+            batch_size=batch_size,
+            min_steps_learn=min_steps_learn,
+            delta_clip=delta_clip,
+            replay_size=replay_size,
+            replay_ratio=replay_ratio,
+            target_update_tau=target_update_tau,
+            target_update_interval=target_update_interval,
+            n_step_return=n_step_return,
+            learning_rate=learning_rate,
+            OptimCls=OptimCls,
+            optim_kwargs=optim_kwargs,
+            initial_optim_state_dict=initial_optim_state_dict,
+            clip_grad_norm=clip_grad_norm,
+            eps_steps=eps_steps,
+            double_dqn=double_dqn,
+            prioritized_replay=prioritized_replay,
+            pri_alpha=pri_alpha,
+            pri_beta_init=pri_beta_init,
+            pri_beta_final=pri_beta_final,
+            pri_beta_steps=pri_beta_steps,
+            default_priority=default_priority,
+            ReplayBufferCls=ReplayBufferCls,
+            updates_per_sync=updates_per_sync,
+            snapshot_replay=snapshot_replay,
+            eps_start_steps=eps_start_steps,
+        )
         self._resolve_defaults()
 
     def _resolve_defaults(self) -> None:

@@ -26,7 +26,6 @@ from rlpyt.algos.base import opt_info_from
 from rlpyt.algos.replay_base import Records, ReplayRlAlgorithm, backward_into
 from rlpyt.replays.non_sequence.time_limit import TlUniformReplayBuffer
 from rlpyt.replays.non_sequence.uniform import UniformReplayBuffer
-from rlpyt.utils.keywords import init_arguments
 from rlpyt.utils.logging import logger
 
 if TYPE_CHECKING:
@@ -97,7 +96,25 @@ class QpgAlgo(ReplayRlAlgorithm):
         ReplayBufferCls: type | None = None,  # noqa: N803
         snapshot_replay: bool = False,
     ):
-        self.store_keywords(**init_arguments(locals()))
+        self.store_keywords(
+            discount=discount,
+            batch_size=batch_size,
+            min_steps_learn=min_steps_learn,
+            replay_size=replay_size,
+            replay_ratio=replay_ratio,
+            target_update_tau=target_update_tau,
+            target_update_interval=target_update_interval,
+            learning_rate=learning_rate,
+            OptimCls=OptimCls,
+            optim_kwargs=optim_kwargs,
+            initial_optim_state_dict=initial_optim_state_dict,
+            clip_grad_norm=clip_grad_norm,
+            n_step_return=n_step_return,
+            updates_per_sync=updates_per_sync,
+            bootstrap_timelimit=bootstrap_timelimit,
+            ReplayBufferCls=ReplayBufferCls,
+            snapshot_replay=snapshot_replay,
+        )
 
     def optim_initialize(self, rank: int = 0) -> None:
         """Build the optimizers (:meth:`build_optimizers`); load ``initial_optim_state_dict``.

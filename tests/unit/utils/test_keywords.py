@@ -1,15 +1,15 @@
-"""extends_keywords and init_arguments: one keyword list per class, full signatures."""
+"""extends_keywords: one keyword list per class, full signatures."""
 
 import inspect
 
 import pytest
 
-from rlpyt.utils.keywords import extends_keywords, init_arguments
+from rlpyt.utils.keywords import extends_keywords
 
 
 class Base:
     def __init__(self, a=1, b=2, c=3):
-        self.received = init_arguments(locals())
+        self.received = dict(a=a, b=b, c=c)
 
 
 @extends_keywords()
@@ -39,10 +39,6 @@ class NoInit(PassOnMixin, Base):
 
 def _listing(cls):
     return [(p.name, p.default) for p in inspect.signature(cls).parameters.values()]
-
-
-def test_init_arguments_are_the_call_in_signature_order():
-    assert Base(5, c=7).received == {"a": 5, "b": 2, "c": 7}
 
 
 def test_signature_is_own_keywords_then_the_parents():
