@@ -49,12 +49,15 @@ class CatDqnAgent(DqnAgent):
     ``eps_itr_max``, ``eps_eval`` after it) are :class:`DqnAgent`'s, in rlpyt's order.
 
     Args:
-        ModelCls: Model class (None: ``default_model_cls``); it takes ``n_atoms``.
-        model_kwargs: Extra model keywords; ``n_atoms`` is set to the agent's (a different
-            ``n_atoms`` here is replaced, with a warning, as rlpyt replaced it).
-        initial_model_state_dict: As :class:`DqnAgent`.
         n_atoms: Number of atoms of each action's value distribution.
 
+    Other Parameters:
+        ModelCls (type[torch.nn.Module] | None): Model class (None: ``default_model_cls``); it
+            takes ``n_atoms``.
+        model_kwargs (Mapping[str, Any] | None): Extra model keywords; ``n_atoms`` is set to the
+            agent's (a different ``n_atoms`` here is replaced, with a warning, as rlpyt
+            replaced it).
+        initial_model_state_dict (Mapping[str, Any] | None): As :class:`DqnAgent`.
     """
 
     agent_info_cls = AgentInfo

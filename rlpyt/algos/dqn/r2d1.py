@@ -155,46 +155,50 @@ class R2D1(DQN):
     """R2D1 with rlpyt's keywords and defaults.
 
     Args:
-        discount: Discount gamma.
         batch_T: Training steps per replayed sequence.
         batch_B: Sequences per gradient step.
         warmup_T: Steps before the training steps that only warm up the recurrent states.
         store_rnn_state_interval: The replay keeps the recurrent state every this many steps,
             and sequences start only there (0: no states stored, sequences start from zeros
             anywhere).
-        min_steps_learn: Env steps (over all envs) before the first gradient step.
-        delta_clip: Huber threshold on the TD error; None: squared error (R2D2's).
-        replay_size: Replay capacity in steps.
-        replay_ratio: Replayed steps (warm-up included) per sampled step.
-        target_update_interval: Gradient steps between copies into the target network.
-        n_step_return: Rewards summed before bootstrapping.
-        learning_rate: Optimizer learning rate.
-        OptimCls: Torch optimizer class.
-        optim_kwargs: Extra optimizer keywords; None: ``{"eps": 1e-3}``. An optimizer that
-            takes ``eps`` gets 1e-3 unless these set it (also when they are ``{}``).
-        initial_optim_state_dict: Optimizer state to start from.
-        clip_grad_norm: Max global gradient norm.
-        eps_steps: Env steps at which epsilon reaches its final value.
-        double_dqn: Bootstrap on the target network's value at the online argmax.
-        prioritized_replay: Prioritized sequence replay.
-        pri_alpha: Priority exponent.
-        pri_beta_init: Importance-weight exponent when learning starts.
-        pri_beta_final: ... after ``pri_beta_steps`` env steps.
-        pri_beta_steps: Env steps of the beta schedule.
         pri_eta: Weight of the max in sequence priorities.
-        default_priority: Priority of new sequences without input priorities; None:
-            ``delta_clip`` (or 1 without it).
         input_priorities: Compute priorities of new sequences from the sampler's recorded Q
             values (:meth:`compute_input_priorities`).
         input_priority_shift: Stored-state rows between the rows whose TD errors a priority
             comes from and the sequence start that gets it; None: ``warmup_T //
             store_rnn_state_interval`` (the sequence whose training steps begin there).
         value_scale_eps: ``eps`` of the value rescaling.
-        ReplayBufferCls: Replay class to use instead of the chosen sequence replay.
-        updates_per_sync: Gradient steps between parameter publications (asynchronous runners).
-        snapshot_replay: Put the replay in every snapshot (exact resume).
-        eps_start_steps: Env steps at which epsilon starts falling; None: ``min_steps_learn``
-            (see ``DQN``).
+
+    Other Parameters:
+        discount (float): Discount gamma.
+        min_steps_learn (int): Env steps (over all envs) before the first gradient step.
+        delta_clip (float | None): Huber threshold on the TD error; None: squared error (R2D2's).
+        replay_size (int): Replay capacity in steps.
+        replay_ratio (float): Replayed steps (warm-up included) per sampled step.
+        target_update_interval (int): Gradient steps between copies into the target network.
+        n_step_return (int): Rewards summed before bootstrapping.
+        learning_rate (float): Optimizer learning rate.
+        OptimCls (type[torch.optim.Optimizer]): Torch optimizer class.
+        optim_kwargs (dict[str, Any] | None): Extra optimizer keywords; None: ``{"eps":
+            1e-3}``. An optimizer that takes ``eps`` gets 1e-3 unless these set it (also when
+            they are ``{}``).
+        initial_optim_state_dict (dict[str, Any] | None): Optimizer state to start from.
+        clip_grad_norm (float): Max global gradient norm.
+        eps_steps (int): Env steps at which epsilon reaches its final value.
+        double_dqn (bool): Bootstrap on the target network's value at the online argmax.
+        prioritized_replay (bool): Prioritized sequence replay.
+        pri_alpha (float): Priority exponent.
+        pri_beta_init (float): Importance-weight exponent when learning starts.
+        pri_beta_final (float): ... after ``pri_beta_steps`` env steps.
+        pri_beta_steps (int): Env steps of the beta schedule.
+        default_priority (float | None): Priority of new sequences without input priorities; None:
+            ``delta_clip`` (or 1 without it).
+        ReplayBufferCls (type | None): Replay class to use instead of the chosen sequence replay.
+        updates_per_sync (int): Gradient steps between parameter publications (asynchronous
+            runners).
+        snapshot_replay (bool): Put the replay in every snapshot (exact resume).
+        eps_start_steps (int | None): Env steps at which epsilon starts falling; None:
+            ``min_steps_learn`` (see ``DQN``).
 
     Raises:
         ValueError, TypeError: a number out of range (the message names keyword and range).

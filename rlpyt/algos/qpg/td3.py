@@ -58,15 +58,17 @@ class TD3(DDPG):
     signature, in rlpyt's order).
 
     Args:
-        batch_size: Replayed transitions per gradient step.
-        replay_ratio: Replayed transitions per sampled transition.
-        target_update_tau: Polyak weight of the target updates.
-        target_update_interval: Updates between target updates.
-        policy_update_interval: Updates between policy updates ("delayed").
         mu_learning_rate: The policy's learning rate.
-        q_learning_rate: The Q-functions' learning rate (one optimizer for both).
         learning_rate: None, or the policy's learning rate under DDPG's name (rlpyt's configs
             pass it): used when ``mu_learning_rate`` is left at 1e-3.
+
+    Other Parameters:
+        batch_size (int): Replayed transitions per gradient step.
+        replay_ratio (float): Replayed transitions per sampled transition.
+        target_update_tau (float): Polyak weight of the target updates.
+        target_update_interval (int): Updates between target updates.
+        policy_update_interval (int): Updates between policy updates ("delayed").
+        q_learning_rate (float): The Q-functions' learning rate (one optimizer for both).
 
     Raises:
         ValueError: ``learning_rate`` and a non-default ``mu_learning_rate`` that differ, or
