@@ -61,6 +61,9 @@ def steps_to_target(key, seed):
     return None, returns
 
 
+# Up to three runs of the budget (TD3: 25k updates of 256): budgeted in steps; the timeout only
+# guards against a hang (TD3 took 285 s alone on a loaded machine and ran past 300 s in CI).
+@pytest.mark.timeout(900)
 @pytest.mark.parametrize("key", list(CASES))
 def test_pendulum_reaches_minus_200(key):
     logger.disable()
