@@ -185,7 +185,10 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
     def handle_reports(self, block: bool) -> Iterator[Row]:
         """Take the sampler's reports (waiting up to one poll interval if ``block``); log.
 
-        Also checks the children: raises :class:`AsyncRlProcessError` if one failed.
+        Stops as soon as the throttle lets the optimizer run: a sampler that reports faster
+        than the rows are logged would otherwise keep the optimizer draining the queue for the
+        whole run (it then never updated). Also checks the children: raises
+        :class:`AsyncRlProcessError` if one failed.
         """
         self._check_children()
         try:
@@ -196,8 +199,8 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
             row = self.handle_report(*report)
             if row is not None:
                 yield row
-            if self._finished:
-                return
+            if self._finished or self.ctrl.sampler_itr.value >= self.throttle_itr:
+                return  # the optimizer may run; later reports wait for the next call
             try:
                 report = self.reports.get_nowait()
             except queue.Empty:
