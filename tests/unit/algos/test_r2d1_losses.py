@@ -198,8 +198,10 @@ def test_loss_priorities_and_gradients_equal_naive_loops(double_dqn, delta_clip)
     params = list(algo.agent.model.parameters())
     grads = torch.autograd.grad(loss, params)
     naive_grads = torch.autograd.grad(naive_loss(algo, batch, double_dqn, delta_clip)[0], params)
+    # float32 sums in another order: an element near zero differed by 1.5e-6 once under
+    # xdist (torch's thread count changes the reduction order); a wrong loss is off by far more.
     for g, ng in zip(grads, naive_grads, strict=True):
-        torch.testing.assert_close(g, ng, rtol=1e-4, atol=1e-6)
+        torch.testing.assert_close(g, ng, rtol=1e-4, atol=1e-5)
 
 
 def test_warm_up_states_run_from_the_stored_state_and_zero_after_a_done():
