@@ -377,35 +377,16 @@ def test_resume_continues_counters_weights_and_replay(tmp_path):
 # -- learning --------------------------------------------------------------------------------
 
 TARGET = 475.0
-STEP_SECONDS = 0.001
-
-
-def slow_cartpole(step_seconds=STEP_SECONDS, **kwargs):
-    """CartPole-v1 whose step takes ``step_seconds`` longer (a simulator's cost).
-
-    Plain CartPole steps cost microseconds: a sampler outruns any CPU optimizer many times
-    over, the throttle never binds, and the replay ratio ends far below the setting. With a
-    millisecond per step the optimizer keeps up with the configured ratio on two cores, so
-    the run is the synchronous config's, only asynchronous.
-    """
-    env = gym_make(**kwargs)
-    step = env.step
-
-    def slow_step(action):
-        time.sleep(step_seconds)
-        return step(action)
-
-    env.step = slow_step
-    return env
+LEAD = 1  # batches the sampler may run ahead of the optimizer's consumption
 
 
 def steps_to_target(seed):
     """Env steps at the first evaluation averaging >= TARGET (None within the budget)."""
     config = copy.deepcopy(sync_configs["dqn"])  # RL-Zoo's tuned CartPole DQN, 50k steps
     sampler = AsyncSerialSampler(
-        EnvCls=slow_cartpole,
+        EnvCls=gym_make,
         env_kwargs=config["env"],
-        eval_env_kwargs=dict(config["eval_env"], step_seconds=0.0),
+        eval_env_kwargs=config["eval_env"],
         **config["sampler"],
     )
     runner = AsyncRlEval(
@@ -414,6 +395,7 @@ def steps_to_target(seed):
         sampler=sampler,
         seed=seed,
         affinity=make_affinity(n_cpu_core=2, n_gpu=0, async_sample=True, set_affinity=False),
+        max_sampler_lead=LEAD,
         **config["runner"],
     )
     ratios = []
@@ -424,20 +406,33 @@ def steps_to_target(seed):
     return None, ratios
 
 
+# Up to three runs of 25k updates, budgeted in steps; the timeout only guards against a hang.
+@pytest.mark.timeout(900)
 @pytest.mark.learning
 def test_async_dqn_learns_cartpole_within_the_replay_ratio():
-    """Within 50k env steps one of two seeds evaluates >= 475 (10 episodes); CumReplayRatio
-    stays within 10% of the configured replay_ratio (32) in every logged row."""
-    limit = sync_configs["dqn"]["algo"]["replay_ratio"] * 1.1
+    """Within 50k env steps one of up to three seeds evaluates >= 475 (10 episodes); CumReplayRatio
+    stays below 110% of the configured replay_ratio (32) in every logged row and ends above
+    80% of it.
+
+    CartPole steps cost far less than an update, so without a lead limit the sampler would
+    outrun the optimizer (more so on a loaded machine: the CI run that failed here logged
+    ratios of 8 to 14) and the run would not be the synchronous config's. ``max_sampler_lead``
+    holds the ratio from below while sampling still overlaps optimization. The synchronous
+    config solves about 2 seeds in 3 within the budget (test_dqn_classic asks 2 of 3); the
+    asynchronous run, whose updates lag the data by up to a batch and whose timing varies,
+    solved 2 of seeds 0-2 on a quiet machine (seed 1 at 34,048 steps, seed 2 at 48,640).
+    """
+    ratio = sync_configs["dqn"]["algo"]["replay_ratio"]
     logger.disable()
     try:
         results = {}
-        for seed in (0, 1):
+        for seed in (0, 1, 2):
             results[seed] = steps_to_target(seed)
             if results[seed][0] is not None:
                 break
     finally:
         logger.enable()
     for _, ratios in results.values():
-        assert all(r <= limit for r in ratios if not math.isnan(r)), ratios
+        assert all(r <= ratio * 1.1 for r in ratios if not math.isnan(r)), ratios
+        assert ratios[-1] >= ratio * 0.8, ratios
     assert any(steps is not None for steps, _ in results.values()), results
