@@ -62,14 +62,16 @@ docs-build: $(DOCS_STAMP)
 # that start several worker processes form one group that runs in a single worker
 # (tests/conftest.py), so they never run beside each other.
 TEST_WORKERS ?= 2
-PYTEST := $(BIN)/python -m pytest tests -n $(TEST_WORKERS) --dist loadgroup
+PYTEST := $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # `make test` ends with the 30 slowest tests, so every CI log says where the time goes.
 test: setup $(RAY_STAMP) $(MUJOCO_STAMP) $(ENVPOOL_STAMP) docs-build
-	$(PYTEST) --durations=30
+	$(PYTEST) tests --durations=30
 
+# The edit-test loop: the unit tests only (one module or class each, no training runs; about
+# two minutes here). The integration and learning tests run in `make test`.
 test-fast: setup $(MUJOCO_STAMP)
-	$(PYTEST) -m "not learning"
+	$(PYTEST) tests/unit -m "not learning"
 
 lint: setup
 	$(BIN)/ruff check .
