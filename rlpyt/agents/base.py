@@ -184,6 +184,8 @@ class BaseAgent:
         self.device = CPU
         self.env_model_kwargs: dict[str, Any] = {}
         self._warned_keywords: set[str] = set()  # model keywords warned about (once each)
+        # Each model's constructor keywords as built (env's, derived, defaults and the user's):
+        self.built_model_kwargs: dict[str, dict[str, Any]] = {}
         self._mode: AgentMode | None = None
         # (ids of the models, tensors of update_target's Polyak step), built at first use:
         self._polyak_pairs: tuple[tuple, tuple[list, list, list]] | None = None
@@ -285,6 +287,7 @@ class BaseAgent:
             self.model_defaults(name, ModelCls),
             self._warned_keywords,
         )
+        self.built_model_kwargs[name] = dict(kwargs)
         return ModelCls(**kwargs)
 
     def _build_model(self) -> torch.nn.Module:

@@ -115,11 +115,19 @@ def component_record(obj: object, skip: tuple[str, ...] = ()) -> dict[str, Any]:
 def model_record(agent: object, model: object) -> dict[str, Any]:
     """The model's class and the keywords it was built with, defaults filled in.
 
-    The agent builds it as ``ModelCls(**env_model_kwargs, **model_kwargs)``. Models often keep
-    a keyword in another form (``nonlinearity()``, an instance), so the keywords are taken from
-    what the agent passed and the constructor's defaults, not from the model's attributes.
+    The keywords are those the agent built it with (``BaseAgent.built_model_kwargs``: the
+    env's, those the agent derives or defaults, e.g. DDPG's ``output_max`` from the action
+    bound, and the user's ``model_kwargs``), or for agents that build their model otherwise
+    ``env_model_kwargs`` and ``model_kwargs``; then the constructor's defaults. Models often
+    keep a keyword in another form (``nonlinearity()``, an instance), so the keywords are taken
+    from what the agent passed, not from the model's attributes.
     """
-    given = {**getattr(agent, "env_model_kwargs", {}), **getattr(agent, "model_kwargs", {})}
+    built = getattr(agent, "built_model_kwargs", {}).get("model")
+    given = (
+        built
+        if built is not None
+        else {**getattr(agent, "env_model_kwargs", {}), **getattr(agent, "model_kwargs", {})}
+    )
     parameters = _constructor_parameters(type(model))
     kwargs = {name: json_value(given.get(name, p.default)) for name, p in parameters.items()}
     kwargs.update({name: json_value(value) for name, value in given.items()})  # via **kwargs

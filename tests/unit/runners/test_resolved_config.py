@@ -8,13 +8,16 @@ import importlib.util
 import json
 import math
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 
-from rlpyt.runners.config_record import json_value
+from rlpyt.agents.qpg.ddpg_agent import DdpgAgent
+from rlpyt.envs.gym import make as gym_make
+from rlpyt.runners.config_record import json_value, model_record
 from rlpyt.utils.launching.affinity import encode_affinity, prepend_run_slot
 from rlpyt.utils.launching.variant import VARIANT
 from rlpyt.utils.logging import logger
@@ -157,4 +160,27 @@ def test_json_value_keeps_strict_json_types():
         "floats": ["inf", "-inf", "nan", 0.5],
         "np": 2.0,
         "1": "Thing()",
+    }
+
+
+@pytest.mark.parametrize(("model_kwargs", "output_max"), [(None, 2.0), ({"output_max": 1.5}, 1.5)])
+def test_the_model_record_holds_the_keywords_the_agent_derived(model_kwargs, output_max):
+    """DDPG's mu gets ``output_max`` = Pendulum's action bound 2 from the agent (the record
+    held the constructor's default 1 before) and the agent's default hidden sizes; a user's
+    ``output_max`` is recorded as the one used."""
+    env = gym_make(id="Pendulum-v1")
+    agent = DdpgAgent(model_kwargs=model_kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the user's bound differs from the env's: warned once
+        agent.initialize(env.spaces)
+    env.close()
+    record = model_record(agent, agent.model)
+    assert record == {
+        "class": "rlpyt.models.qpg.mlp.MuMlpModel",
+        "kwargs": {
+            "observation_shape": [3],
+            "hidden_sizes": [400, 300],
+            "action_size": 1,
+            "output_max": output_max,
+        },
     }
