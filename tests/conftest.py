@@ -27,6 +27,19 @@ import torch
 
 torch.set_num_threads(1)
 
+
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """Give every test one torch thread, whatever the test before it set.
+
+    Runners set torch's threads from their affinity (``len(master cpus)``); without this a
+    test that passes CPUs would leave its xdist worker on two threads for every later test.
+    """
+    if torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
+    yield
+
+
 PROCESS_GROUP = "processes"
 # Test files whose tests start several busy worker processes (paths as in pytest's node ids).
 PROCESS_HEAVY_FILES = frozenset(
