@@ -32,8 +32,11 @@ def run_training(
     affinity: dict | None = None,
     snapshot_mode: str = "last",
     components: Components | None = None,
-) -> tuple[str, dict[str, Any] | None]:
+) -> tuple[str | None, dict[str, Any] | None]:
     """Compose and train the run ``spec`` describes; returns ``(run folder, last row)``.
+
+    The run folder is None in the ranks other than 0 of a ``--runner sync`` run started by
+    torchrun (rank 0 writes the folder and reports it).
 
     Args:
         spec: The run; ``spec.log_dir`` holds the run folder ``run_<spec.run_ID>``.
@@ -247,7 +250,8 @@ def train(
     run_dir, row = run_training(
         spec, resume=resume_dir is not None, snapshot_mode=snapshot_mode, components=components
     )
-    _report(run_dir, row)
+    if run_dir is not None:  # None: a rank other than 0 under torchrun (rank 0 reports)
+        _report(run_dir, row)
 
 
 def _compose(spec: RunSpec, check: bool) -> Components:

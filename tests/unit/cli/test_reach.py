@@ -60,3 +60,23 @@ def test_flags_reach_their_keywords():
 def test_combinations_that_cannot_run_say_why(spec, message):
     with pytest.raises(ValueError, match=message.replace("-", "\\-")):
         build_components(spec)
+
+
+def test_only_the_rank_that_writes_the_run_folder_reports_it(monkeypatch):
+    """Under torchrun every rank runs ``rlpyt train``; the ranks other than 0 get no run folder
+    from ``run_training`` and print nothing (they printed "Run folder: None" before)."""
+    from click.testing import CliRunner
+
+    from rlpyt.cli import train as train_module
+    from rlpyt.cli.main import rlpyt
+
+    for run_dir, printed in ((None, False), ("/runs/ppo/run_0", True)):
+        monkeypatch.setattr(
+            train_module, "run_training", lambda *a, _d=run_dir, **k: (_d, {"ReturnAverage": 1.0})
+        )
+        result = CliRunner().invoke(
+            rlpyt, ["train", "ppo", "--env", "CartPole-v1", "--steps", "1000", "--run-id", "0"]
+        )
+        assert result.exit_code == 0, result.output
+        assert ("Run folder:" in result.output) is printed, result.output
+        assert "None" not in result.output
