@@ -90,3 +90,27 @@ def test_the_refusal_names_what_a_replay_algorithm_lacks():
 def test_the_refusal_names_what_a_synchronous_sampler_lacks():
     with pytest.raises(TypeError, match=r"got SerialSampler \(it lacks async_initialize\)"):
         AsyncRl(DQN(), ClassicDqnAgent(), _sampler(SerialSampler), n_steps=100)
+
+
+@pytest.mark.parametrize(("sampler_itr", "taken"), [(9, 1), (0, 5)])
+def test_the_optimizer_stops_taking_reports_once_the_throttle_opens(sampler_itr, taken):
+    """With the sampler past the throttle, one report is handled and the optimizer may run
+    (the rest wait for its next call); behind the throttle, the queue is drained. Before, the
+    optimizer drained the queue until it was empty: a sampler that reported faster than rows
+    were logged kept it from ever updating."""
+    import queue
+    from types import SimpleNamespace
+
+    runner = AsyncRl(DQN(), ClassicDqnAgent(), _sampler(AsyncSerialSampler), n_steps=100)
+    runner.reports = queue.Queue()
+    for itr in range(5):
+        runner.reports.put(("batch", itr, [], 0.0))
+    runner.ctrl = SimpleNamespace(sampler_itr=SimpleNamespace(value=sampler_itr))
+    runner.throttle_itr = 2
+    runner._finished = False
+    handled = []
+    runner._check_children = lambda: None
+    runner.handle_report = lambda kind, itr, traj_infos, seconds: handled.append(itr)
+    assert list(runner.handle_reports(block=False)) == []
+    assert handled == list(range(taken))
+    assert runner.reports.qsize() == 5 - taken
