@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from rlpyt.cli.registry import ALGORITHMS, SAMPLERS
+from tests import warm_python
 
 TARGET = 50.0  # CartPole-v1: a random policy averages ~22; the tuned PPO passes 50 near 8k steps
 BUDGET = 60_000  # env steps the run may take; stopping early means using far fewer
@@ -17,7 +18,7 @@ BUDGET = 60_000  # env steps the run may take; stopping early means using far fe
 
 def rlpyt(*args, cwd, timeout=600):
     """Run ``python -m rlpyt ARGS``; returns the CompletedProcess (stdout and stderr merged)."""
-    return subprocess.run(
+    return warm_python.run(
         [sys.executable, "-m", "rlpyt", *map(str, args)],
         cwd=cwd,
         stdout=subprocess.PIPE,

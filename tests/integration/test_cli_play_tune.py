@@ -26,6 +26,7 @@ import torch
 from rlpyt.cli.compose import build_components
 from rlpyt.cli.registry import ALGORITHMS
 from rlpyt.cli.spec import RunSpec
+from tests import warm_python
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EPISODE = re.compile(r"Episode (\d+): return (\S+), length (\d+)")
@@ -36,7 +37,7 @@ optuna = pytest.importorskip("optuna", reason="the tune extra")
 def rlpyt(*args: str, cwd: str) -> subprocess.CompletedProcess:
     """``python -m rlpyt ARGS`` in ``cwd``; stdout and stderr captured as text."""
     env = dict(os.environ, PYTHONPATH=REPO, SDL_VIDEODRIVER="dummy")
-    return subprocess.run(
+    return warm_python.run(
         [sys.executable, "-m", "rlpyt", *args],
         check=False,
         cwd=cwd,
@@ -122,7 +123,7 @@ def test_play_script_run_from_resolved_section(tmp_path) -> None:
         f"example.build_and_train(n_steps=256, seed=0, log_dir={str(tmp_path / 'script')!r})\n"
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, os.path.join(REPO, "examples")]))
-    subprocess.run(
+    warm_python.run(
         [sys.executable, "-c", script],
         cwd=tmp_path, env=env, check=True, capture_output=True, timeout=280,
     )  # fmt: skip
@@ -312,7 +313,7 @@ def test_recorded_keywords_are_rebuilt_or_refused() -> None:
 def test_play_render_human_without_a_display_fails_with_a_message(cartpole_run, tmp_path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     env.pop("SDL_VIDEODRIVER", None)
-    result = subprocess.run(
+    result = warm_python.run(
         [sys.executable, "-m", "rlpyt", "play", cartpole_run, "--render", "human"],
         cwd=tmp_path, env={**env, "PYTHONPATH": REPO}, capture_output=True, text=True,
         timeout=280, check=False,

@@ -14,12 +14,14 @@ import sys
 
 import pytest
 
+from tests import warm_python
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def rlpyt(*args, cwd):
     """``python -m rlpyt ARGS`` in ``cwd``; stdout and stderr merged."""
-    return subprocess.run(
+    return warm_python.run(
         [sys.executable, "-m", "rlpyt", *map(str, args)],
         cwd=cwd,
         env=dict(os.environ, PYTHONPATH=REPO),

@@ -12,11 +12,12 @@ import csv
 import functools
 import importlib.util
 import math
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests import warm_python
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -109,7 +110,7 @@ def test_cartpole_ppo_example_trains_and_logs(tmp_path, monkeypatch):
     "example", ["example_1", "example_2", "example_3", "example_5", "example_cartpole_ppo"]
 )
 def test_example_command_line_parses(example):
-    result = subprocess.run(
+    result = warm_python.run(
         [sys.executable, str(EXAMPLES / f"{example}.py"), "--help"],
         check=False,
         capture_output=True,

@@ -9,7 +9,6 @@ import csv
 import importlib
 import importlib.util
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from rlpyt.envs.base import EnvSpaces
 from rlpyt.spaces.float_box import FloatBox
 from rlpyt.utils.launching.affinity import encode_affinity, prepend_run_slot
 from rlpyt.utils.launching.variant import VARIANT
+from tests import warm_python
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "experiments" / "scripts"
@@ -172,7 +172,7 @@ def test_train_script_runs_through_the_command_line(tmp_path):
     code = encode_affinity(n_cpu_core=1, cpu_per_run=1, hyperthread_offset=0, n_socket=1)
     script = SCRIPTS / "classic/pg/train/cartpole_ppo.py"
     command = [sys.executable, str(script), prepend_run_slot(0, code), str(log_dir), "0", "0"]
-    result = subprocess.run(
+    result = warm_python.run(
         command, check=False, capture_output=True, text=True, timeout=120, cwd=tmp_path
     )
     assert result.returncode == 0, result.stderr[-3000:]

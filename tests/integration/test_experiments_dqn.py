@@ -13,7 +13,6 @@ import importlib
 import inspect
 import json
 import math
-import subprocess
 import sys
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import pytest
 
 from rlpyt.utils.launching.affinity import encode_affinity, prepend_run_slot
 from rlpyt.utils.launching.variant import VARIANT
+from tests import warm_python
 from tests.integration.test_experiments import SCRIPTS, SECTIONS, load_script
 
 ATARI_DQN_KEYS = {
@@ -231,7 +231,7 @@ def test_train_script_runs_through_the_command_line(script, tmp_path):
     code = encode_affinity(n_cpu_core=1, cpu_per_run=1, hyperthread_offset=0, n_socket=1)
     command = [sys.executable, str(SCRIPTS / script), prepend_run_slot(0, code), str(log_dir)]
     command += ["3", key]
-    result = subprocess.run(
+    result = warm_python.run(
         command, check=False, capture_output=True, text=True, timeout=180, cwd=tmp_path
     )
     assert result.returncode == 0, result.stderr[-3000:]

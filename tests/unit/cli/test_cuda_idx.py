@@ -1,6 +1,5 @@
 """--cuda-idx: the GPU reaches every runner's affinity; a GPU the machine lacks is a usage error."""
 
-import subprocess
 import sys
 
 import pytest
@@ -8,6 +7,7 @@ import torch
 
 from rlpyt.cli.compose import build_components
 from rlpyt.cli.spec import RunSpec
+from tests import warm_python
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def test_cli_without_cuda_exits_2_and_writes_nothing(tmp_path):
         pytest.skip("this machine has a GPU")
     command = [sys.executable, "-m", "rlpyt", "train", "ppo", "--env", "CartPole-v1"]
     command += ["--steps", "64", "--cuda-idx", "0", "--log-dir", str(tmp_path / "runs")]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    result = warm_python.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 2, result.stderr
     assert "--cuda-idx 0: this machine has no CUDA GPU" in result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "runs").exists()

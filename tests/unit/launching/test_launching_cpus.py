@@ -2,7 +2,6 @@
 
 import errno
 import os
-import subprocess
 import sys
 import warnings
 
@@ -18,6 +17,7 @@ from rlpyt.utils.launching.cpus import (
     read_cpu_topology,
     set_cpu_affinity,
 )
+from tests import warm_python
 
 needs_affinity = pytest.mark.skipif(
     not hasattr(os, "sched_setaffinity"), reason="the OS has no CPU affinity calls"
@@ -153,7 +153,7 @@ def test_set_cpu_affinity_pins_a_real_process():
         f"print(set_cpu_affinity([{target}]), sorted(os.sched_getaffinity(0)))"
     )
     env = {k: v for k, v in os.environ.items() if k != ALLOWED_CPUS_ENV}
-    out = subprocess.run(
+    out = warm_python.run(
         [sys.executable, "-c", code], check=False, capture_output=True, text=True, env=env
     )
     assert out.returncode == 0, out.stderr
