@@ -50,6 +50,7 @@ def test_ppo_cartpole_reaches_475(tmp_path):
         n_steps=100_000,
         log_interval_steps=5_120,
         seed=1,
+        target_reward=475,  # stops at the first row reaching it: same pass/fail
     )
     rows = train_and_read(runner, tmp_path)
     returns = column(rows, "ReturnAverage")
@@ -74,6 +75,7 @@ def test_a2c_cartpole_reaches_475(tmp_path):
         n_steps=300_000,
         log_interval_steps=10_000,
         seed=1,
+        target_reward=475,  # stops at the first row reaching it: same pass/fail
     )
     rows = train_and_read(runner, tmp_path)
     returns = column(rows, "ReturnAverage")
@@ -98,6 +100,7 @@ def test_ppo_cartpole_reaches_475_on_the_native_vectorized_backend(tmp_path):
         n_steps=110_000,
         log_interval_steps=5_120,
         seed=1,
+        target_reward=475,  # stops at the first row reaching it: same pass/fail
     )
     rows = train_and_read(runner, tmp_path)
     returns = column(rows, "ReturnAverage")

@@ -32,7 +32,7 @@ def make_cartpole_without_velocity():
     return GymEnvWrapper(HideVelocity(gym.make("CartPole-v1")))
 
 
-def train(agent, tmp_path):
+def train(agent, tmp_path, target_reward):
     sampler = SerialSampler(
         EnvCls=make_cartpole_without_velocity,
         env_kwargs={},
@@ -63,12 +63,13 @@ def train(agent, tmp_path):
         log_interval_steps=10_000,
         seed=1,
         log_traj_window=20,
+        target_reward=target_reward,  # stops at the first row reaching it
     )
     return column(train_and_read(runner, tmp_path), "ReturnAverage")
 
 
 def test_recurrent_agent_learns_what_feed_forward_cannot(tmp_path):
-    recurrent = train(ClassicLstmAgent(), tmp_path / "lstm")
-    feed_forward = train(ClassicFfAgent(), tmp_path / "ff")
+    recurrent = train(ClassicLstmAgent(), tmp_path / "lstm", target_reward=200)
+    feed_forward = train(ClassicFfAgent(), tmp_path / "ff", target_reward=100)  # would fail
     assert max(recurrent) >= 200, recurrent
     assert max(feed_forward) < 100, feed_forward
