@@ -29,7 +29,9 @@ or ``stdout``/``stderr`` of ``PIPE``/``STDOUT``). ``RLPYT_TEST_COLD_PYTHON=1`` m
 command a real subprocess (the way to check that a failure is not this module's).
 
 One set of servers per test process (each pytest-xdist worker has its own), started on first use
-and stopped at exit. A server runs one command at a time, as a test does.
+and stopped at exit. A server runs one command at a time, as a test does. Servers are child
+processes of the test process that outlive each test: tests that check for leftover children
+leave out the processes :func:`is_server` names (``sampler_helpers.sampler_children`` does).
 """
 
 from __future__ import annotations
@@ -48,10 +50,14 @@ from typing import Any
 COLD_ENV = "RLPYT_TEST_COLD_PYTHON"
 _IMPORT_TIME_PREFIXES = ("OMP_", "MKL_", "KMP_", "TORCH", "PYTORCH", "CUDA", "LD_")
 _PYTHON_ENV_ALLOWED = ("PYTHONPATH", "PYTHONUNBUFFERED")
+# Set in os.environ by importing torch._dynamo, read only when inductor compiles.
+_SET_BY_TORCH = ("TORCHINDUCTOR_CACHE_DIR",)
 
 # The server: imports the libraries, says "ready", then serves one JSON request per line on fd 0
 # by forking a child for it, answering {"pid": ...} and, once the child has ended, {"status": ...}.
+SERVER_MARK = "rlpyt-tests-warm-python-server"  # in the server's command line, to tell it apart
 SERVER = r"""
+# rlpyt-tests-warm-python-server
 import json, os, sys
 import numpy, torch, torch._dynamo  # what every command would import first, and slowest
 
@@ -241,7 +247,7 @@ def _import_time_env(env: dict[str, str]) -> tuple[tuple[str, str], ...]:
         sorted(
             (key, value)
             for key, value in env.items()
-            if key.startswith(_IMPORT_TIME_PREFIXES)
+            if (key.startswith(_IMPORT_TIME_PREFIXES) and key not in _SET_BY_TORCH)
             or (key.startswith("PYTHON") and key not in _PYTHON_ENV_ALLOWED)
         )
     )
@@ -257,6 +263,11 @@ def _server_for(env: dict[str, str]) -> _Server | None:
         return None
     _SERVERS[key] = server = _Server(env)
     return server
+
+
+def is_server(cmdline: str) -> bool:
+    """Whether a process with this command line is one of these servers (not a test's child)."""
+    return SERVER_MARK in cmdline
 
 
 def _parse(args: list[str]) -> tuple[str, str, list[str], bool] | None:

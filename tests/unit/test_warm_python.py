@@ -135,8 +135,18 @@ def test_it_runs_in_a_preloaded_child_and_honours_import_time_variables(folder, 
         warm, cold = both([sys.executable, "-c", code], env=env, capture_output=True, text=True)
         same(warm, cold)
         assert warm.stdout.split()[0] == threads
+    for key in [key for key in warm_python._SERVERS if "OMP_NUM_THREADS" in dict(key)]:
+        warm_python._SERVERS.pop(key).stop()  # not needed by later tests
     cold = warm_python.run([sys.executable, "-c", probe], input="", capture_output=True, text=True)
     assert cold.stdout.startswith("False")  # input= runs a real subprocess
     monkeypatch.setenv(warm_python.COLD_ENV, "1")
     cold = warm_python.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert cold.stdout.startswith("False")
+
+
+def test_leftover_child_checks_leave_out_the_servers():
+    from tests.unit.samplers.sampler_helpers import sampler_children
+
+    warm_python.run([sys.executable, "-c", "pass"], capture_output=True, check=True)
+    assert warm_python._SERVERS  # a server runs, a child of this process
+    assert not sampler_children()

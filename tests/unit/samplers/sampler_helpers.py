@@ -18,6 +18,7 @@ from rlpyt.envs.base import Env, EnvStep
 from rlpyt.models.pg.classic_model import ClassicLstmModel
 from rlpyt.spaces.float_box import FloatBox
 from rlpyt.spaces.int_box import IntBox
+from tests import warm_python
 
 ProbeInfo = namedtuple("ProbeInfo", ["torch_threads", "pid", "timeout"])
 
@@ -100,7 +101,9 @@ class FailingAgent(ClassicFfAgent):
 # -- leak checks -----------------------------------------------------------------------------
 
 SHM = "/dev/shm"
-MP_HELPERS = ("resource_tracker", "forkserver")  # multiprocessing's own long-lived helpers
+# Long-lived helpers that are not a test's children: multiprocessing's own, and the servers of
+# tests/warm_python.py (a child of the test process for the whole session).
+MP_HELPERS = ("resource_tracker", "forkserver", warm_python.SERVER_MARK)
 
 
 def shm_entries():
@@ -164,7 +167,7 @@ def new_shm_entries(before, attempts=4):
 
 
 def sampler_children():
-    """Live child processes except multiprocessing's helpers (resource tracker, forkserver)."""
+    """Live child processes except long-lived helpers (``MP_HELPERS``)."""
     children = []
     for child in psutil.Process().children(recursive=True):
         try:
