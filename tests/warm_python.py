@@ -29,9 +29,10 @@ or ``stdout``/``stderr`` of ``PIPE``/``STDOUT``). ``RLPYT_TEST_COLD_PYTHON=1`` m
 command a real subprocess (the way to check that a failure is not this module's).
 
 One set of servers per test process (each pytest-xdist worker has its own), started on first use
-and stopped at exit. A server runs one command at a time, as a test does. Servers are child
-processes of the test process that outlive each test: tests that check for leftover children
-leave out the processes :func:`is_server` names (``sampler_helpers.sampler_children`` does).
+and stopped at exit (a server also ends when its test process does: its stdin closes). A server
+runs one command at a time, as a test does. Servers are child processes of the test process
+that outlive each test: tests that check for leftover children leave out the processes
+:func:`is_server` names (``sampler_helpers.sampler_children`` does).
 """
 
 from __future__ import annotations
