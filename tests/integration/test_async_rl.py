@@ -420,13 +420,14 @@ def test_async_dqn_learns_cartpole_within_the_replay_ratio():
     holds the ratio from below while sampling still overlaps optimization. The synchronous
     config solves about 2 seeds in 3 within the budget (test_dqn_classic asks 2 of 3); the
     asynchronous run, whose updates lag the data by up to a batch and whose timing varies,
-    solved 2 of seeds 0-2 on a quiet machine (seed 1 at 34,048 steps, seed 2 at 48,640).
+    solved 2 of seeds 0-2 on a quiet machine (seed 1 at 34,048 steps, seed 2 at 48,640), so
+    seed 0 is tried last: the same one-of-three, without a failing 50k run first.
     """
     ratio = sync_configs["dqn"]["algo"]["replay_ratio"]
     logger.disable()
     try:
         results = {}
-        for seed in (0, 1, 2):
+        for seed in (1, 2, 0):
             results[seed] = steps_to_target(seed)
             if results[seed][0] is not None:
                 break

@@ -2,8 +2,10 @@
 
 Settings: ``rlpyt.experiments.configs.classic.dqn.cartpole_dqn`` (RL-Zoo's tuned CartPole DQN in
 rlpyt's terms). Each seed trains up to the config's 50,000 env steps, evaluating 10 episodes
-every 4,864 steps, and stops at the first evaluation averaging >= 475; at least 2 of 3 seeds must
-get there (seeds are tried until 2 have, so a good run costs 2 seeds).
+every 4,864 steps, and stops at the first evaluation averaging >= 475; at least 2 of seeds 0-2
+must get there (seeds are tried until 2 have, so a good run costs 2 seeds). Steps to 475 when
+this was written: DQN 38,912 / 34,048 / 29,184 (seeds 0 / 1 / 2), CategoricalDQN 34,048 / 9,728
+/ 24,320; seed 0, the slowest for both, is tried last.
 """
 
 import copy
@@ -22,7 +24,7 @@ from rlpyt.utils.logging import logger
 pytestmark = pytest.mark.learning
 
 TARGET = 475.0
-SEEDS = (0, 1, 2)
+SEEDS = (1, 2, 0)  # the same 2 of 3; seed 0 learns slowest (see above)
 NEEDED = 2
 
 
