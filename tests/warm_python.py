@@ -31,8 +31,8 @@ command a real subprocess (the way to check that a failure is not this module's)
 One set of servers per test process (each pytest-xdist worker has its own), started on first use
 and stopped at exit (a server also ends when its test process does: its stdin closes). A server
 runs one command at a time, as a test does. Servers are child processes of the test process
-that outlive each test: tests that check for leftover children leave out the processes
-:func:`is_server` names (``sampler_helpers.sampler_children`` does).
+that outlive each test: leftover-child checks leave out processes whose command line holds
+``SERVER_MARK`` (``sampler_helpers.sampler_children`` does).
 """
 
 from __future__ import annotations
@@ -208,12 +208,15 @@ class _Server:
         line, self.pending = self.pending.split(b"\n", 1)
         return line
 
-    def run(self, request: dict[str, Any], timeout: float | None) -> tuple[int | None, int]:
-        """Start ``request``; returns (exit code or None on timeout, child pid)."""
+    def run(self, request: dict[str, Any], timeout: float | None) -> int | None:
+        """Run ``request``; returns its exit code, or None when ``timeout`` passed (killed)."""
         assert self.process.stdin is not None
         self.process.stdin.write((json.dumps(request) + "\n").encode())
         self.process.stdin.flush()
-        pid = json.loads(self._read_line(timeout=60) or b"{}")["pid"]
+        started = self._read_line(timeout=60)
+        if started is None:
+            raise RuntimeError("the warm Python server did not fork the command within 60 s")
+        pid = json.loads(started)["pid"]
         line = self._read_line(timeout=timeout)
         if line is None:
             try:
@@ -221,8 +224,8 @@ class _Server:
             except ProcessLookupError:
                 pass
             self._read_line(timeout=60)  # the killed child's status
-            return None, pid
-        return json.loads(line)["status"], pid
+            return None
+        return json.loads(line)["status"]
 
     def stop(self) -> None:
         if self.alive():
@@ -264,11 +267,6 @@ def _server_for(env: dict[str, str]) -> _Server | None:
         return None
     _SERVERS[key] = server = _Server(env)
     return server
-
-
-def is_server(cmdline: str) -> bool:
-    """Whether a process with this command line is one of these servers (not a test's child)."""
-    return SERVER_MARK in cmdline
 
 
 def _parse(args: list[str]) -> tuple[str, str, list[str], bool] | None:
@@ -323,7 +321,7 @@ def run(args: Any, **kwargs: Any) -> subprocess.CompletedProcess:
             stderr=err_path,
             unbuffered=unbuffered or bool(env.get("PYTHONUNBUFFERED")),
         )
-        status, _ = server.run(request, timeout)
+        status = server.run(request, timeout)
         out = _read(out_path, kwargs.get("text", False))
         err = None if err_path is None else _read(err_path, kwargs.get("text", False))
     if status is None:  # only with a timeout

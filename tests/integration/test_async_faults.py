@@ -15,7 +15,6 @@ import textwrap
 import threading
 import time
 
-import psutil
 import pytest
 
 from rlpyt.agents.dqn.classic import ClassicDqnAgent
@@ -23,7 +22,6 @@ from rlpyt.algos.dqn.dqn import DQN
 from rlpyt.runners.async_rl import AsyncRl, AsyncRlProcessError
 from rlpyt.samplers.async_.cpu_sampler import AsyncCpuSampler
 from rlpyt.samplers.async_.serial_sampler import AsyncSerialSampler
-from tests import warm_python
 from tests.unit.samplers.sampler_helpers import (
     ProbeEnv,
     alive,
@@ -64,18 +62,8 @@ def assert_nothing_left(pids, shm_before):
 
 
 def child_pids():
-    """Every process below this one (the runner's children and their workers).
-
-    Not the servers of tests/warm_python.py, which live for the whole session.
-    """
-    pids = []
-    for process in psutil.Process().children(recursive=True):
-        try:
-            if not warm_python.is_server(" ".join(process.cmdline())):
-                pids.append(process.pid)
-        except psutil.NoSuchProcess:
-            continue
-    return pids
+    """The processes below this one that the runner started (its children and their workers)."""
+    return [p.pid for p in sampler_children()]
 
 
 @pytest.mark.parametrize("SamplerCls", [AsyncSerialSampler, AsyncCpuSampler])
