@@ -23,14 +23,20 @@ docs/gpu.md says how to carry it over. Stages (``--stages``, in this order):
   ``a2c_speed.py`` with ``--device cuda`` and short windows; their ratio lines are collected.
 
 The summary table (stage, check, result, figure) is printed at the end and written, with every
-log, to ``--out`` (default a temporary folder). Exit status 0 only if every check passed.
+log, to ``--out`` (default a temporary folder); ``summary.txt`` there is rewritten after every
+check, so a run stopped from outside still leaves what it found. Exit status 0 only if every
+check passed. On a machine with at least 8 cores the tests and train stages run side by side
+(neither is timed); the bench stage always runs alone, since it measures speed.
+``--deadline SECONDS`` bounds the whole check: no command outlives it, and a command that
+could not start in time is a failed check that says so (a lease on a GPU machine is short).
 ``--dry-run`` runs the same stages on the CPU with tiny budgets (to check the script itself on
 a machine without a GPU; the tests stage then runs only the ``gpu``-marked selection).
 
 Usage::
 
     python3 benchmarks/gpu_check.py [--wheels .whl] [--stages env tests train bench]
-        [--out DIR] [--parallel 4] [--only NAME ...] [--dry-run]
+        [--out DIR] [--parallel 4] [--only NAME ...] [--deadline S] [--bench-seconds 3]
+        [--dry-run]
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -77,10 +84,30 @@ class Context:
     parallel: int
     only: list[str] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
+    deadline: float = math.inf  # time.perf_counter() after which no command runs
+    bench_seconds: float = 3.0
+    started: float = field(default_factory=time.perf_counter)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, check: Check) -> None:
+        """Record ``check`` and rewrite ``summary.txt`` (stages may run in threads)."""
+        with self.lock:
+            self.checks.append(check)
+            table = summary_table(self.checks)
+            elapsed = time.perf_counter() - self.started
+            (self.out / "summary.txt").write_text(f"{table}\n{elapsed:.0f} s so far\n")
 
     def run(self, name: str, command: list[str], timeout: float, cwd: Path = REPO) -> tuple:
-        """Run ``command``; its output goes to ``out/<name>.log``. Returns (rc, output, s)."""
+        """Run ``command``; its output goes to ``out/<name>.log``. Returns (rc, output, s).
+
+        The timeout is cut to what is left before the deadline; a command with under 10 s left
+        does not start (rc -2).
+        """
         start = time.perf_counter()
+        left = self.deadline - start
+        if left < 10:
+            return -2, "not run: the check's --deadline had passed", 0.0
+        timeout = min(timeout, left)
         try:
             result = subprocess.run(
                 command,
@@ -131,7 +158,13 @@ def make_context(args: argparse.Namespace) -> Context:
     env["PYTHONPATH"] = os.pathsep.join(paths + [env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     sys.path.insert(0, str(REPO))
     return Context(
-        env=env, out=out, dry_run=args.dry_run, parallel=args.parallel, only=args.only or []
+        env=env,
+        out=out,
+        dry_run=args.dry_run,
+        parallel=args.parallel,
+        only=args.only or [],
+        deadline=time.perf_counter() + (args.deadline or math.inf),
+        bench_seconds=args.bench_seconds,
     )
 
 
@@ -153,7 +186,7 @@ def stage_env(ctx: Context) -> None:
     gym_ok = "gymnasium MISSING" not in output and "ale_py MISSING" not in output
     gpu = re.search(r"cuda True \S+ (.+)", output)
     figure = gpu.group(1) if gpu else "no CUDA (dry run)" if ctx.dry_run else "no CUDA"
-    ctx.checks.append(
+    ctx.add(
         Check("env", "CUDA, gymnasium, ale-py", rc == 0 and cuda_ok and gym_ok, figure, seconds)
     )
 
@@ -167,18 +200,24 @@ def pytest_summary(output: str) -> str:
     return lines[-1].strip("= ") if lines else "no summary"
 
 
-def stage_tests(ctx: Context) -> None:
+def side_by_side(ctx: Context) -> bool:
+    """Whether the tests and train stages share the machine (at least 8 cores, no dry run)."""
+    return not ctx.dry_run and (os.cpu_count() or 1) >= 8
+
+
+def stage_tests(ctx: Context, shared: bool = False) -> None:
     base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts="]
     base += ["--import-mode=importlib", "-rfE"]
     runs = [("tests: marked gpu", [*base, "-m", "gpu", "tests"], 600)]
     if not ctx.dry_run:
-        workers = str(max(1, min(12, (os.cpu_count() or 2) - 2)))
+        cores = os.cpu_count() or 2
+        workers = str(max(1, min(12, cores // 2 if shared else cores - 2)))
         runs.append(("tests: unit suite", [*base, "-n", workers, "tests/unit"], 900))
     for name, command, timeout in runs:
         rc, output, seconds = ctx.run(name, command, timeout)
         summary = pytest_summary(output)
         print(f"{name}: {summary} ({seconds:.0f} s)")
-        ctx.checks.append(Check("tests", name, rc == 0, summary, seconds))
+        ctx.add(Check("tests", name, rc == 0, summary, seconds))
 
 
 # -- stage train --------------------------------------------------------------------------------
@@ -386,7 +425,9 @@ def train_one(ctx: Context, case: TrainCase) -> Check:
     timeout = 1200 if ctx.dry_run else 420  # the dry run trains Atari CNNs on a CPU
     rc, output, seconds = ctx.run(f"train {case.name}", command, timeout, cwd=log_dir)
     ok, figure = judge_training(read_progress(log_dir / "run_0"), case.loss)
-    if rc != 0:
+    if rc == -2:
+        ok, figure = False, output
+    elif rc != 0:
         tail = output.strip().splitlines()[-1:] or ["?"]
         ok, figure = False, f"rc {rc}: {tail[0][:90]}"
     print(f"train {case.name}: {'ok' if ok else 'FAILED'} {figure} ({seconds:.0f} s)", flush=True)
@@ -397,17 +438,16 @@ def stage_train(ctx: Context) -> None:
     workers = 1 if ctx.dry_run else ctx.parallel
     cases = [c for c in TRAIN_CASES if not ctx.only or any(o in c.name for o in ctx.only)]
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        ctx.checks.extend(pool.map(lambda case: train_one(ctx, case), cases))
+        list(pool.map(lambda case: ctx.add(train_one(ctx, case)), cases))
 
 
 # -- stage bench --------------------------------------------------------------------------------
 
 
-def bench_commands(dry_run: bool) -> list[tuple[str, list[str]]]:
+def bench_commands(dry_run: bool, seconds: float = 3.0) -> list[tuple[str, list[str]]]:
     device = "cpu" if dry_run else "cuda"
-    window = (
-        ["--seconds", "1", "--repeats", "1"] if dry_run else ["--seconds", "4", "--repeats", "3"]
-    )
+    window = ["--seconds", "1", "--repeats", "1"] if dry_run else ["--seconds", f"{seconds:g}"]
+    window += [] if dry_run else ["--repeats", "3"]
     short = [*window, "--warmup", "0.3" if dry_run else "1"]  # r2d1_speed has no warm-up window
     fill = (
         ["--fill", "600", "--learning-starts", "500", "--replay-size", "2000"]
@@ -458,17 +498,24 @@ def ratio_lines(output: str) -> list[str]:
 
 
 def stage_bench(ctx: Context) -> None:
-    for name, command in bench_commands(ctx.dry_run):
+    # The issue's speed ratios first (R2D1, DQN, A2C), in case the deadline cuts the stage.
+    order = ("r2d1_speed", "dqn_speed", "a2c_speed", "qpg_speed")
+    commands = sorted(
+        bench_commands(ctx.dry_run, ctx.bench_seconds), key=lambda c: order.index(c[0])
+    )
+    for name, command in commands:
         if name == "qpg_speed" and ctx.dry_run:
             probe = [sys.executable, "-c", "import stable_baselines3"]
             if ctx.run("probe sb3", probe, timeout=60)[0] != 0:
-                ctx.checks.append(Check("bench", name, True, "skipped: no stable-baselines3"))
+                ctx.add(Check("bench", name, True, "skipped: no stable-baselines3"))
                 continue
         full = [sys.executable, str(REPO / "benchmarks" / command[0]), *command[1:]]
         rc, output, seconds = ctx.run(f"bench {name}", full, timeout=600, cwd=REPO / "benchmarks")
         lines = ratio_lines(output) if rc == 0 else [f"rc {rc}: see {name}.log"]
+        if rc == -2:
+            lines = [output]
         for line in lines or ["no ratio printed"]:
-            ctx.checks.append(Check("bench", name, rc == 0, re.sub(r"\s{2,}", " ", line), seconds))
+            ctx.add(Check("bench", name, rc == 0, re.sub(r"\s{2,}", " ", line), seconds))
         print(f"bench {name}: rc {rc} ({seconds:.0f} s)", flush=True)
 
 
@@ -501,15 +548,31 @@ def main() -> int:
     parser.add_argument(
         "--only", nargs="+", help="train: only the cases whose name contains one of these"
     )
+    parser.add_argument(
+        "--deadline", type=float, default=None, help="seconds the whole check may take"
+    )
+    parser.add_argument(
+        "--bench-seconds", type=float, default=3.0, help="bench: timed window per repeat"
+    )
     args = parser.parse_args()
     ctx = make_context(args)
-    start = time.perf_counter()
     stages = dict(env=stage_env, tests=stage_tests, train=stage_train, bench=stage_bench)
-    for name in args.stages:
+    names = [name for name in STAGES if name in args.stages]
+    together = side_by_side(ctx) and "tests" in names and "train" in names
+    for name in names:
+        if together and name == "tests":
+            print("\n=== tests and train, side by side ===", flush=True)
+            tests = threading.Thread(target=stage_tests, args=(ctx, True))
+            tests.start()
+            stage_train(ctx)
+            tests.join()
+            continue
+        if together and name == "train":
+            continue
         print(f"\n=== {name} ===", flush=True)
         stages[name](ctx)
     table = summary_table(ctx.checks)
-    table += f"\n{time.perf_counter() - start:.0f} s in all; logs in {ctx.out}"
+    table += f"\n{time.perf_counter() - ctx.started:.0f} s in all; logs in {ctx.out}"
     (ctx.out / "summary.txt").write_text(table + "\n")
     print("\n=== summary ===\n" + table)
     return 0 if all(c.passed for c in ctx.checks) else 1
