@@ -146,7 +146,10 @@ def install_wheels(wheels: Path, site: Path) -> None:
 def make_context(args: argparse.Namespace) -> Context:
     out = Path(args.out or tempfile.mkdtemp(prefix="rlpyt-gpu-check-"))
     out.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, PYTHONUNBUFFERED="1", MUJOCO_GL="egl")
+    # The check renders nothing. MUJOCO_GL=egl made `import mujoco` fail on a GPU machine
+    # without libEGL (PyOpenGL raises AttributeError, not ImportError); "disable" skips it.
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env.setdefault("MUJOCO_GL", "disable")
     paths = [str(REPO)]
     wheels = Path(args.wheels)
     # The dry run uses this machine's environment (the wheels are built for the GPU machine).

@@ -269,7 +269,9 @@ def check_cuda_idx(cuda_idx: int) -> int:
     """``cuda_idx`` if this machine has that GPU, else a ValueError saying what it has."""
     import torch  # noqa: PLC0415
 
-    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    # device_count asks NVML and leaves CUDA unstarted (is_available would start it here, in
+    # the process that forks AsyncRl's sampler, which may need CUDA of its own).
+    count = torch.cuda.device_count()
     if cuda_idx >= count:
         has = f"GPUs 0-{count - 1}" if count else "no CUDA GPU (torch sees none)"
         raise ValueError(f"--cuda-idx {cuda_idx}: this machine has {has}.")

@@ -101,24 +101,34 @@ def nonfinite_tensor(state: object, prefix: str = "") -> str | None:
 
 
 def get_rng_state() -> dict:
-    """States of Python's, numpy's and torch's global generators (and CUDA's, if any)."""
+    """States of Python's, numpy's and torch's global generators (and CUDA's, if any).
+
+    CUDA's are saved only where this process has started CUDA: a process that never used it
+    has drawn nothing from them, and asking would start CUDA here (costly, and fatal to CUDA
+    in children forked later).
+    """
     state = {
         "python": random.getstate(),
         "numpy": np.random.get_state(),
         "torch": torch.get_rng_state(),
     }
-    if torch.cuda.is_available():
+    if torch.cuda.is_initialized():
         state["cuda"] = torch.cuda.get_rng_state_all()
     return state
 
 
 def set_rng_state(state: dict) -> None:
-    """Restore what :func:`get_rng_state` returned."""
+    """Restore what :func:`get_rng_state` returned.
+
+    CUDA's states are set lazily (when this process starts CUDA), on the devices that exist.
+    """
     random.setstate(state["python"])
     np.random.set_state(state["numpy"])
     torch.set_rng_state(state["torch"])
-    if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["cuda"])
+    cuda_states = state.get("cuda") or []
+    n_devices = torch.cuda.device_count() if cuda_states else 0  # NVML: CUDA stays unstarted
+    for index, cuda_state in enumerate(cuda_states[:n_devices]):
+        torch.cuda.set_rng_state(cuda_state, index)
 
 
 def find_snapshot(path: str) -> str:

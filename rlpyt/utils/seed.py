@@ -34,9 +34,10 @@ def set_seed(seed: int) -> None:
     _seed = seed
     random.seed(seed)
     np.random.seed(seed)
+    # Also seeds every CUDA device, lazily: asking torch.cuda.is_available() here would start
+    # the CUDA driver in a process that forks children later (AsyncRl's sampler process runs
+    # its action server on the GPU), and CUDA does not survive a fork.
     torch.manual_seed(seed)
-    if torch.cuda.is_available():
-        torch.cuda.manual_seed_all(seed)
     _log(f"Seed set to {seed}.")
 
 

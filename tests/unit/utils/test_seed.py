@@ -99,3 +99,32 @@ def restore_seed_record():
     before = seed_module._seed
     yield
     seed_module._seed = before
+
+
+def test_seeding_and_rng_snapshots_leave_cuda_unstarted(monkeypatch):
+    """AsyncRl's master seeds and may snapshot before it forks the sampler process, which may
+    run its action server on a GPU; CUDA started in the master does not survive the fork
+    (on a GPU machine the sampler hung). So none of these may ask the CUDA driver anything."""
+    from rlpyt.cli.compose import check_cuda_idx
+    from rlpyt.runners.snapshot import get_rng_state, set_rng_state
+
+    def started(*args, **kwargs):
+        raise AssertionError("CUDA was started or queried through the CUDA runtime")
+
+    monkeypatch.setattr(torch.cuda, "is_available", started)
+    monkeypatch.setattr(torch.cuda, "init", started)
+    monkeypatch.setattr(torch.cuda, "_lazy_init", started)
+    if hasattr(torch._C, "_cuda_getDeviceCount"):  # CUDA builds: the runtime's device count
+        monkeypatch.setattr(torch._C, "_cuda_getDeviceCount", started)
+    # torch.cuda.device_count asks NVML first, which leaves CUDA unstarted; a machine without
+    # NVML falls back to the runtime, so the test gives the count itself.
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: False)
+    set_seed(5)
+    state = get_rng_state()
+    assert "cuda" not in state
+    first = draw()
+    set_rng_state({**state, "cuda": [torch.zeros(16, dtype=torch.uint8)]})
+    assert draw() == first
+    with pytest.raises(ValueError, match="--cuda-idx 99"):
+        check_cuda_idx(99)
