@@ -272,8 +272,8 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
     def start_children(
         self, double_buffer: tuple, replay: BaseReplayBuffer, start_itr: int
     ) -> None:
-        """Start the sampler and the two memory-copier processes (fork where available)."""
-        ctx = mp.get_context(default_start_method())
+        """Start the sampler and the two memory-copier processes (:func:`children_start_method`)."""
+        ctx = mp.get_context(children_start_method(self._sampler_affinity()))
         group = WorkerGroup(ctx, len(ROLES), [[] for _ in ROLES], timeout=math.inf)
         self.reports = ctx.Queue()
         self.group, self._shut_down = group, False
@@ -507,6 +507,21 @@ def check_async_parts(runner: str, algo: Algorithm, sampler: object) -> None:
             f"{type(algo).__name__} keeps no replay{_lacking(algo, AsyncReplayAlgorithm)}. Use "
             "MinibatchRl or SyncRl for it."
         )
+
+
+def children_start_method(sampler_affinity: dict) -> str:
+    """How AsyncRl starts its children: "spawn" when the sampler process serves on a GPU.
+
+    The CUDA runtime does not support a process that starts CUDA after a fork: on an H100 the
+    sampler process of ``atari_dqn_async_gpu.py`` hung in its first CUDA operation (its model's
+    move to the GPU), although the master had not started CUDA before forking. Without a
+    ``cuda_idx`` the children fork where the OS can (fast; nothing in them uses CUDA).
+    Everything they receive pickles under spawn too: the replay, the double buffer and the
+    agent's shared model live in shared memory.
+    """
+    if sampler_affinity.get("cuda_idx") is not None:
+        return "spawn"
+    return default_start_method()
 
 
 def _lacking(part: object, protocol: type) -> str:

@@ -19,6 +19,7 @@ import ctypes
 import multiprocessing as mp
 import os
 import shutil
+import weakref
 from collections.abc import Mapping
 from multiprocessing.context import get_spawning_popen
 from multiprocessing.reduction import ForkingPickler
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 import torch
 from numpy.typing import DTypeLike
+from torch.multiprocessing.reductions import reduce_tensor
 
 RawBytes = ctypes.Array[ctypes.c_char]  # the multiprocessing.RawArray behind shared arrays
 
@@ -89,11 +91,57 @@ def _reduce_for_child(array: SharedNdarray) -> Any:
 
 ForkingPickler.register(SharedNdarray, _reduce_for_child)
 
+# Every RawArray np_mp_array made, by start address, while something holds it (weak values).
+_RAWS: weakref.WeakValueDictionary[int, RawBytes] = weakref.WeakValueDictionary()
+
+
+def _raw_holding(tensor: torch.Tensor) -> RawBytes | None:
+    """The RawArray of :func:`np_mp_array` that ``tensor``'s storage lies in, or None."""
+    if tensor.device.type != "cpu" or tensor.is_sparse or tensor.requires_grad:
+        return None
+    storage = tensor.untyped_storage()
+    low, high = storage.data_ptr(), storage.data_ptr() + storage.nbytes()
+    for start, raw in list(_RAWS.items()):
+        if start <= low and high <= start + ctypes.sizeof(raw):
+            return raw
+    return None
+
+
+def _reduce_tensor_for_child(tensor: torch.Tensor) -> Any:
+    """ForkingPickler reducer of CPU tensors: by reference to :func:`np_mp_array` memory.
+
+    A tensor over a shared buffer (``torch.from_numpy`` of a :class:`SharedNdarray`, as the
+    samplers' ``samples_pyt`` and the async double buffer are) is rebuilt in a starting child
+    over the same memory. torch's own reducer, used for every other tensor, would copy such a
+    storage into new shared memory and swap it in under the parent's tensor too: after a spawn
+    the parent and child wrote different buffers, and AsyncRl's replay received the buffers'
+    "never written" values.
+    """
+    raw = _raw_holding(tensor) if get_spawning_popen() is not None else None
+    if raw is None:
+        return reduce_tensor(tensor)
+    try:
+        array = tensor.numpy()  # a view: same memory, shape and strides
+    except (TypeError, RuntimeError):  # a dtype numpy lacks (bfloat16): torch's way
+        return reduce_tensor(tensor)
+    offset = array.__array_interface__["data"][0] - ctypes.addressof(raw)
+    return (_rebuild_shared_tensor, (raw, array.shape, array.dtype, offset, array.strides))
+
+
+def _rebuild_shared_tensor(
+    raw: RawBytes, shape: tuple[int, ...], dtype: DTypeLike, offset: int, strides: tuple | None
+) -> torch.Tensor:
+    return torch.from_numpy(_rebuild_shared(raw, shape, dtype, offset, strides))
+
+
+ForkingPickler.register(torch.Tensor, _reduce_tensor_for_child)
+
 
 def _rebuild_shared(
     raw: RawBytes, shape: tuple[int, ...], dtype: DTypeLike, offset: int, strides: tuple | None
 ) -> SharedNdarray:
     # A ctypes array exports the buffer protocol; numpy's stubs do not list it as a buffer.
+    _RAWS[ctypes.addressof(raw)] = raw  # here and in children: tensors over it travel too
     array = np.ndarray(shape, dtype, buffer=raw, offset=offset, strides=strides)  # type: ignore[arg-type]
     shared = array.view(SharedNdarray)
     shared._shared_raw = raw

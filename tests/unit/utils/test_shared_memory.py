@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from rlpyt.utils.buffer import buffer_from_example
+from rlpyt.utils.buffer import buffer_from_example, torchify_buffer
 from rlpyt.utils.shared_memory import check_shared_memory, is_shared, nbytes_of, np_mp_array
 
 from . import records
@@ -82,6 +82,26 @@ def test_buffer_from_example_in_shared_memory_crosses_start_method(method):
     assert proc.exitcode == 0
     assert (buffer.x[:, 0] == 1).all() and (buffer.x[:, 1] == 2).all()
     assert (buffer.y[:, 0] == 1).all() and (buffer.y[:, 1] == 2).all()
+
+
+@pytest.mark.parametrize("method", START_METHODS)
+def test_torch_views_of_shared_buffers_stay_shared_in_child_and_parent(method):
+    """Tensors over np_mp_array memory (samplers' samples_pyt, AsyncRl's double buffer) travel
+    by reference too. torch's own reducer copied them into new memory and swapped that in
+    under the parent's tensors as well, so a spawned child and its parent parted ways."""
+    ctx = mp.get_context(method)
+    buffer = Point(x=np_mp_array((4, 3), np.float32), y=np_mp_array((4, 3), np.int32))
+    tensors = torchify_buffer(buffer)
+    proc = ctx.Process(target=records.write_buffer, args=(tensors, tensors[2:], 5))
+    proc.start()
+    proc.join(60)
+    assert proc.exitcode == 0
+    assert buffer.x[:2].tolist() == [[5.0] * 3] * 2 and buffer.x[2:].tolist() == [[6.0] * 3] * 2
+    assert buffer.y[:2].tolist() == [[5] * 3] * 2 and buffer.y[2:].tolist() == [[6] * 3] * 2
+    for tensor, array in zip(tensors, buffer, strict=True):  # still over the shared memory
+        assert tensor.data_ptr() == array.__array_interface__["data"][0]
+    other = torch.zeros(3)  # not shared memory: torch's own way, by value
+    assert torch.equal(pickle.loads(ForkingPickler.dumps(other)), other)
 
 
 @needs_dev_shm
