@@ -16,8 +16,10 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import torch
 
 from rlpyt.replays.base import zeros_from_example
+from rlpyt.utils.collections import namedarraytuple
 
 if TYPE_CHECKING:
     from rlpyt.replays.n_step import BaseNStepReturnBuffer
@@ -26,6 +28,26 @@ if TYPE_CHECKING:
     _Storage = BaseNStepReturnBuffer  # the mixin runs over a storage class
 else:
     _Storage = object
+
+FrameStack = namedarraytuple("FrameStack", ["frames", "keep"])
+"""Consecutive stacked observations sent as one frame per step (:func:`stack_frames`).
+
+``frames [L + C - 1, B, H, W]``: the ``C - 1`` older frames of the first step, then the newest
+frame of each of the ``L`` steps; ``keep [L, B, C]``: whether frame ``j`` of step ``l``'s
+observation is kept (False: it lies before an episode start and is zeroed). A quarter of the
+bytes of the ``[L, B, C, H, W]`` observations for ``C = 4``."""
+
+
+def stack_frames(stack: Any) -> torch.Tensor:
+    """The ``[L, B, C, H, W]`` observations of a :data:`FrameStack`, where its tensors are.
+
+    Equal to ``FrameBufferMixin.extract_observation`` of the same rows (a test checks it).
+    """
+    C = stack.keep.shape[-1]  # noqa: N806
+    windows = stack.frames.unfold(0, C, 1)  # [L, B, H, W, C]: a view, step l's frames l..l+C-1
+    observation = windows.permute(0, 1, 4, 2, 3)  # [L, B, C, H, W]
+    return observation * stack.keep[..., None, None].to(observation.dtype)
+
 
 _POOL_SIZE = 4  # output arrays kept for reuse (a batch in use, the next one, spares)
 _POOL_ONLY_REFS = 3  # the pool's list, the loop variable, getrefcount's argument
@@ -102,8 +124,7 @@ class FrameBufferMixin(_Storage):
                 np.broadcast_to(B_idxs, idx_shape).reshape(-1),
             )
             return flat.reshape(idx_shape + flat.shape[1:])
-        C = self.n_frames
-        offsets = np.arange(C)
+        offsets = np.arange(self.n_frames)
         flat_idxs = ((T_idxs[:, None] + offsets) * self.B + B_idxs[:, None]).reshape(-1)
         observation = self._output_buffer(len(T_idxs))
         frames = self.samples_frames.reshape((-1,) + self.frame_shape)
@@ -116,13 +137,44 @@ class FrameBufferMixin(_Storage):
             out=observation.reshape((-1,) + self.frame_shape),
             mode="clip",
         )
-        if C > 1:
-            steps = (T_idxs[:, None] + offsets[:-1] - (C - 1)) % self.T  # t-C+1 .. t-1
-            stop = self.boundary(steps, B_idxs[:, None])
-            zero = np.logical_or.accumulate(stop[:, ::-1], axis=1)[:, ::-1]  # any at or after
-            if zero.any():
-                observation[np.nonzero(zero)] = 0
+        zero = self._zeroed_frames(T_idxs, B_idxs)
+        if zero.any():
+            observation[np.nonzero(zero)] = 0
         return observation
+
+    def _zeroed_frames(self, T_idxs: np.ndarray, B_idxs: np.ndarray) -> np.ndarray:
+        """``[N, C]``: frame ``j`` of row ``n``'s observation lies before an episode start.
+
+        That is, a boundary (done or invalid row) lies in steps ``[t - C + 1 + j, t - 1]``;
+        the newest frame (``j = C - 1``) is never zeroed.
+        """
+        C = self.n_frames
+        zero = np.zeros((len(T_idxs), C), dtype=bool)
+        if C > 1:
+            steps = (T_idxs[:, None] + np.arange(C - 1) - (C - 1)) % self.T  # t-C+1 .. t-1
+            stop = self.boundary(steps, B_idxs[:, None])
+            zero[:, :-1] = np.logical_or.accumulate(stop[:, ::-1], axis=1)[:, ::-1]
+        return zero
+
+    def extract_frame_stack(self, T_idxs: np.ndarray, B_idxs: np.ndarray) -> Any:
+        """Rows ``T_idxs [L, B]``, consecutive in time in each column, as a :data:`FrameStack`.
+
+        Step ``l``'s frames are frame rows ``[r_l, r_l + C)``: the first step's, then one more
+        row per step (across the end of the ring too, where the first ``C - 1`` rows repeat
+        the last ones). :func:`stack_frames` rebuilds what :meth:`extract_observation` gives.
+        """
+        C = self.n_frames
+        T_idxs = np.asarray(T_idxs)
+        cols = np.broadcast_to(B_idxs, T_idxs.shape)
+        older = T_idxs[0] + np.arange(C - 1)[:, None]  # [C - 1, B]
+        frame_rows = np.concatenate([older, T_idxs + C - 1], axis=0)  # [L + C - 1, B]
+        flat = (frame_rows * self.B + cols[0]).reshape(-1)  # each column's B index
+        frames = np.take(self.samples_frames.reshape((-1,) + self.frame_shape), flat, axis=0)
+        keep = ~self._zeroed_frames(T_idxs.reshape(-1), cols.reshape(-1))
+        return FrameStack(
+            frames=frames.reshape(frame_rows.shape + self.frame_shape),
+            keep=keep.reshape(T_idxs.shape + (C,)),
+        )
 
     def _output_buffer(self, n: int) -> np.ndarray:
         """A ``[n, C, H, W]`` array no earlier batch still uses, from a small pool.

@@ -51,9 +51,11 @@ from rlpyt.algos.replay_mixin import (
     is_frame_stack,
 )
 from rlpyt.algos.utils import discount_return_n_step, valid_from_done
+from rlpyt.replays.frame import stack_frames
 from rlpyt.replays.non_sequence.prioritized import SamplesToBufferPri
 from rlpyt.replays.sequence.frame import (
     PrioritizedSequenceReplayFrameBuffer,
+    SequenceNStepFrameBuffer,
     UniformSequenceReplayFrameBuffer,
 )
 from rlpyt.replays.sequence.prioritized import PrioritizedSequenceReplayBuffer
@@ -350,6 +352,23 @@ class R2D1(DQN):
     def updates_in_draw(self, remaining: int) -> int:
         """One draw per update (a draw of sequences is not split)."""
         return 1
+
+    def draw(self, batch_size: int) -> Any:
+        """``batch_size`` replayed sequences on the agent's device, frames stacked there.
+
+        Off the CPU, a frame replay sends one frame per step (``compact_frames``): the host
+        gathers and copies a quarter of the bytes (R2D1's Pong batch: 68 MB instead of 266 MB),
+        and the device rebuilds the same ``[T + n, B, C, H, W]`` observations. On the CPU the
+        replay stacks them itself (the same work, without the extra pass).
+        """
+        replay = self.replay_buffer
+        compact = False
+        if isinstance(replay, SequenceNStepFrameBuffer):
+            compact = replay.compact_frames = self.device.type != "cpu"
+        batch = super().draw(batch_size)
+        if compact:
+            batch = batch._replace(all_observation=stack_frames(batch.all_observation))
+        return batch
 
     def update(
         self, samples: NamedArrayTupleLike, target: torch.Tensor | None, records: Records

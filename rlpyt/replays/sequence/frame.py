@@ -4,11 +4,16 @@ Box: Replay. R2D1 builds ``PrioritizedSequenceReplayFrameBuffer`` (or the unifor
 observation is a ``[C, H, W]`` uint8 frame stack: one frame per step is stored
 (``rlpyt.replays.frame.FrameBufferMixin``) and ``all_observation [batch_T + n, batch_B, C, H, W]``
 is rebuilt with the frames before each step's episode start zeroed, as AtariEnv produced them.
+With ``compact_frames`` (R2D1 sets it when it trains on a GPU) ``all_observation`` is instead a
+``FrameStack`` of one frame per step, a quarter of the bytes to gather on the host and to copy to
+the device, where ``stack_frames`` rebuilds the same observations.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from rlpyt.replays.async_ import AsyncReplayBufferMixin
 from rlpyt.replays.frame import FrameBufferMixin
@@ -31,7 +36,19 @@ class SequenceNStepFrameBuffer(FrameBufferMixin, SequenceNStepReturnBuffer):
 
     Keywords: ``SequenceNStepReturnBuffer``; ``example.observation`` a ``[C, H, W]`` uint8
     frame stack.
+
+    Attributes:
+        compact_frames: Sample ``all_observation`` as a ``FrameStack`` (one frame per step and
+            the zero mask) rather than ``[L, B, C, H, W]`` observations (default False).
     """
+
+    compact_frames: bool = False
+
+    def extract_sequence_observation(self, T_idxs: np.ndarray, B_idxs: np.ndarray) -> Any:
+        """``[L, B, C, H, W]`` observations, or with ``compact_frames`` their ``FrameStack``."""
+        if self.compact_frames:
+            return self.extract_frame_stack(T_idxs, B_idxs)
+        return self.extract_observation(T_idxs, B_idxs)
 
 
 class UniformSequenceReplayFrameBuffer(UniformSequenceReplay, SequenceNStepFrameBuffer):

@@ -234,7 +234,7 @@ class SequenceNStepReturnBuffer(BaseNStepReturnBuffer):
         train_rows, train_cols = rows[1 : batch_T + 1], cols[1 : batch_T + 1]
         targets = self.n_step_targets(train_rows, train_cols)
         fields: dict[str, Any] = {
-            "all_observation": self.extract_observation(rows[1:], cols[1:]),
+            "all_observation": self.extract_sequence_observation(rows[1:], cols[1:]),
             "all_action": all_action,
             "all_reward": all_reward,
             "return_": targets.return_,
@@ -251,6 +251,13 @@ class SequenceNStepReturnBuffer(BaseNStepReturnBuffer):
     def extract_observation(self, T_idxs: np.ndarray, B_idxs: np.ndarray) -> Any:
         """Observations of rows ``(T_idxs, B_idxs)`` (``[L, batch_B]``): ``[L, batch_B, ...]``."""
         return self.samples.observation[T_idxs, B_idxs]
+
+    def extract_sequence_observation(self, T_idxs: np.ndarray, B_idxs: np.ndarray) -> Any:
+        """A batch's ``all_observation``: rows ``T_idxs [L, batch_B]``, consecutive per column.
+
+        Here :meth:`extract_observation`; frame buffers may send one frame per step instead.
+        """
+        return self.extract_observation(T_idxs, B_idxs)
 
     def extract_rnn_state(self, T_idxs: np.ndarray, B_idxs: np.ndarray) -> Any:
         """Stored states at start rows ``(T_idxs, B_idxs)``, ready for the recurrent model.

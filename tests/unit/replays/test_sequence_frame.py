@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from rlpyt.replays.frame import stack_frames
 from rlpyt.replays.sequence.frame import (
     AsyncUniformSequenceReplayFrameBuffer,
     PrioritizedSequenceReplayFrameBuffer,
@@ -16,7 +17,7 @@ from rlpyt.replays.sequence.uniform import UniformSequenceReplayBuffer
 
 from .naive_replay import fill
 from .naive_sequence import SeqStream, legal_starts
-from .test_sequence_uniform import check_sequences
+from .test_sequence_uniform import check_sequences, row_of
 
 
 @pytest.mark.parametrize("C", [1, 4])
@@ -37,6 +38,7 @@ def test_rebuilt_sequences_equal_real_stacks(C, wait_reset, Cls):
         if not starts:
             continue
         batch = check_sequences(replay, stream, starts)
+        check_compact_frames(replay, starts, batch)
         assert batch.all_observation.shape == (5 + 2, len(starts), C, 3, 2)
         assert batch.all_observation.dtype == torch.uint8
         zeroed += int((batch.all_observation == 0).all(dim=(-1, -2)).any(dim=-1).sum())
@@ -44,6 +46,25 @@ def test_rebuilt_sequences_equal_real_stacks(C, wait_reset, Cls):
     assert replay._buffer_full and checked > 100
     if C > 1:
         assert zeroed > 20  # frames before episode starts inside sequences were exercised
+
+
+def check_compact_frames(replay, starts, batch):
+    """With ``compact_frames`` the same sequences come as one frame per step and the zero
+    mask (what R2D1 sends to a GPU); ``stack_frames`` rebuilds exactly ``batch``."""
+    starts = sorted(starts)
+    T_idxs = np.array([row_of(replay, a) for a, _ in starts])
+    B_idxs = np.array([b for _, b in starts])
+    replay.compact_frames = True
+    try:
+        compact = replay.extract_batch(T_idxs, B_idxs, is_weights=np.ones(len(starts), np.float32))
+    finally:
+        replay.compact_frames = False
+    stack = compact.all_observation
+    L, C = batch.all_observation.shape[0], replay.n_frames  # noqa: N806
+    assert stack.frames.shape == (L + C - 1, len(starts), 3, 2)
+    assert stack.keep.shape == (L, len(starts), C) and stack.keep.dtype == torch.bool
+    torch.testing.assert_close(stack_frames(stack), batch.all_observation, rtol=0, atol=0)
+    assert_same(compact._replace(all_observation=None), batch._replace(all_observation=None))
 
 
 def assert_same(a, b):
