@@ -119,3 +119,29 @@ def test_async_frame_buffer_in_process():
     batch = replay.sample_batch(5)
     assert batch.all_observation.shape == (6, 5, 4, 3, 2)
     assert batch.init_rnn_state.h.shape == (1, 5, 4)
+
+
+def test_r2d1_off_the_cpu_draws_frames_and_stacks_them_on_the_device():
+    """R2D1 with its agent on a (fake) CUDA device sets ``compact_frames`` and rebuilds the
+    observations after the batch crossed; on the CPU the replay stacks them, as before."""
+    from types import SimpleNamespace
+
+    from rlpyt.algos.dqn.r2d1 import R2D1
+    from tests.fake_cuda import FAKE_DEVICE, FakeCuda, on_fake_cuda
+
+    stream = SeqStream(2, seed=3, frames=True, p_done=0.2)
+    replay = PrioritizedSequenceReplayFrameBuffer(stream.example(), 40 * 2, 2, 2, 5, 0.9, 2)
+    fill(replay, stream, [5] * 12)
+    algo = R2D1()
+    algo.replay_buffer = replay
+    state = replay.priority_tree.rng.bit_generator.state
+    algo.agent = SimpleNamespace(device=torch.device("cpu"))
+    on_host = algo.draw(6)
+    assert not replay.compact_frames and isinstance(on_host.all_observation, torch.Tensor)
+    replay.priority_tree.rng.bit_generator.state = state  # the same draw again
+    algo.agent = SimpleNamespace(device=FAKE_DEVICE)
+    with FakeCuda():
+        on_device = algo.draw(6)
+        assert replay.compact_frames and on_fake_cuda(on_device.all_observation)
+    assert torch.equal(on_device.all_observation, on_host.all_observation)
+    assert on_device.all_observation.shape == (5 + 2, 6, 4, 3, 2)
