@@ -126,7 +126,7 @@ class FrameBufferMixin(_Storage):
             return flat.reshape(idx_shape + flat.shape[1:])
         offsets = np.arange(self.n_frames)
         flat_idxs = ((T_idxs[:, None] + offsets) * self.B + B_idxs[:, None]).reshape(-1)
-        observation = self._output_buffer(len(T_idxs))
+        observation = self._output_buffer((len(T_idxs), self.n_frames, *self.frame_shape))
         frames = self.samples_frames.reshape((-1,) + self.frame_shape)
         # mode="clip": with the default "raise", numpy gathers into a temporary and copies it
         # to ``out`` (6x slower for R2D1's 266 MB batches); the indexes are in range anyway.
@@ -169,24 +169,28 @@ class FrameBufferMixin(_Storage):
         older = T_idxs[0] + np.arange(C - 1)[:, None]  # [C - 1, B]
         frame_rows = np.concatenate([older, T_idxs + C - 1], axis=0)  # [L + C - 1, B]
         flat = (frame_rows * self.B + cols[0]).reshape(-1)  # each column's B index
-        frames = np.take(self.samples_frames.reshape((-1,) + self.frame_shape), flat, axis=0)
-        keep = ~self._zeroed_frames(T_idxs.reshape(-1), cols.reshape(-1))
-        return FrameStack(
-            frames=frames.reshape(frame_rows.shape + self.frame_shape),
-            keep=keep.reshape(T_idxs.shape + (C,)),
+        frames = self._output_buffer(frame_rows.shape + self.frame_shape)
+        np.take(  # into a pooled array, mode="clip": see extract_observation
+            self.samples_frames.reshape((-1,) + self.frame_shape),
+            flat,
+            axis=0,
+            out=frames.reshape((-1,) + self.frame_shape),
+            mode="clip",
         )
+        keep = ~self._zeroed_frames(T_idxs.reshape(-1), cols.reshape(-1))
+        return FrameStack(frames=frames, keep=keep.reshape(T_idxs.shape + (C,)))
 
-    def _output_buffer(self, n: int) -> np.ndarray:
-        """A ``[n, C, H, W]`` array no earlier batch still uses, from a small pool.
+    def _output_buffer(self, shape: tuple[int, ...]) -> np.ndarray:
+        """An array of ``shape`` (frame dtype) no earlier batch still uses, from a small pool.
 
         Fresh megabyte-sized arrays cost a page fault per 4 KiB page on every batch (malloc
         returns such blocks to the OS when freed); reusing one is safe once no tensor or view
         of it is alive, which its reference count tells: the pool's and this loop's only.
         """
         for buffer in self._out_pool:
-            if buffer.shape[0] == n and sys.getrefcount(buffer) <= _POOL_ONLY_REFS:
+            if buffer.shape == shape and sys.getrefcount(buffer) <= _POOL_ONLY_REFS:
                 return buffer
-        buffer = np.empty((n, self.n_frames, *self.frame_shape), self.samples_frames.dtype)
+        buffer = np.empty(shape, self.samples_frames.dtype)
         if len(self._out_pool) < _POOL_SIZE:
             self._out_pool.append(buffer)
         return buffer
