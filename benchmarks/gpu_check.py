@@ -425,7 +425,9 @@ def train_one(ctx: Context, case: TrainCase) -> Check:
         command += [] if ctx.dry_run else ["--cuda_idx", "0"]
     else:
         command += [affinity_code(case.kind, ctx.dry_run), str(log_dir), "0", case.key]
-    timeout = 1200 if ctx.dry_run else 420  # the dry run trains Atari CNNs on a CPU
+    # On the H100 every case took 14-23 s (2026-11-26); a hung one must not take the lease.
+    # The dry run trains Atari CNNs on a CPU.
+    timeout = 1200 if ctx.dry_run else 120
     rc, output, seconds = ctx.run(f"train {case.name}", command, timeout, cwd=log_dir)
     ok, figure = judge_training(read_progress(log_dir / "run_0"), case.loss)
     if rc == -2:

@@ -512,10 +512,11 @@ def check_async_parts(runner: str, algo: Algorithm, sampler: object) -> None:
 def children_start_method(sampler_affinity: dict) -> str:
     """How AsyncRl starts its children: "spawn" when the sampler process serves on a GPU.
 
-    The CUDA runtime does not support a process that starts CUDA after a fork: on an H100 the
-    sampler process of ``atari_dqn_async_gpu.py`` hung in its first CUDA operation (its model's
-    move to the GPU), although the master had not started CUDA before forking. Without a
-    ``cuda_idx`` the children fork where the OS can (fast; nothing in them uses CUDA).
+    The CUDA runtime does not support a process that starts CUDA after a fork: on a GPU machine
+    the forked sampler process of ``atari_dqn_async_gpu.py`` hung in its first CUDA operation
+    (its model's move to the GPU), also once the master no longer asked CUDA anything before
+    the fork. Without a ``cuda_idx`` the children fork where the OS can (fast; nothing in them
+    uses CUDA).
     Everything they receive pickles under spawn too: the replay, the double buffer and the
     agent's shared model live in shared memory.
     """
