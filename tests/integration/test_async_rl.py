@@ -170,29 +170,6 @@ def test_async_rl_refuses_a_synchronous_sampler_or_algorithm():
 # -- every sampler -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["serial-reset", "gpu-reset"])
-def test_children_started_by_spawn_train_as_forked_ones(name, monkeypatch):
-    """A sampler process that serves on a GPU is spawned (CUDA does not survive a fork); here,
-    on CPU, spawn is forced: everything the children get must pickle and stay shared."""
-    from rlpyt.runners import async_rl
-
-    monkeypatch.setattr(async_rl, "children_start_method", lambda sampler_affinity: "spawn")
-    SamplerCls, CollectorCls, sampler_affinity = SAMPLERS[name]
-    runner = small_runner(AsyncRl, SamplerCls, CollectorCls, sampler_affinity)
-    logger.disable()
-    try:
-        rows = list(runner.iter_train())
-    finally:
-        logger.enable()
-    assert runner.group.ctx.get_start_method() == "spawn"
-    assert [int(r["Diagnostics/SamplerIteration"]) for r in rows] == [4, 9, 14, 19]
-    assert rows[-1]["Diagnostics/CumSteps"] == 640 and rows[-1]["Diagnostics/CumUpdates"] > 0
-    replay = runner.algo.replay_buffer
-    assert replay.t >= (640 // (T * B) - 2) * T  # the spawned copiers wrote the shared replay
-    observations = np.asarray(replay.samples.observation[: replay.t])
-    assert np.isfinite(observations).all() and np.abs(observations).sum() > 0
-
-
 def test_the_sampler_process_is_spawned_when_it_serves_on_a_gpu():
     from rlpyt.runners.async_rl import children_start_method
     from rlpyt.samplers.parallel.base import default_start_method
@@ -202,8 +179,19 @@ def test_the_sampler_process_is_spawned_when_it_serves_on_a_gpu():
     assert children_start_method({}) == default_start_method()
 
 
-@pytest.mark.parametrize("name", sorted(SAMPLERS))
-def test_every_async_sampler_trains_a_few_iterations(name):
+@pytest.mark.parametrize(
+    ("name", "start"),
+    [(name, "default") for name in sorted(SAMPLERS)]
+    + [("serial-reset", "spawn"), ("gpu-reset", "spawn")],
+)
+def test_every_async_sampler_trains_a_few_iterations(name, start, monkeypatch):
+    """``start="spawn"`` forces spawned children on the CPU (AsyncRl spawns them when its
+    sampler process serves on a GPU, since CUDA does not survive a fork): everything they get
+    must pickle and stay shared, the double buffer and the replay included."""
+    from rlpyt.runners import async_rl
+
+    if start == "spawn":
+        monkeypatch.setattr(async_rl, "children_start_method", lambda sampler_affinity: "spawn")
     SamplerCls, CollectorCls, sampler_affinity = SAMPLERS[name]
     runner = small_runner(AsyncRl, SamplerCls, CollectorCls, sampler_affinity)
     logger.disable()
@@ -211,6 +199,8 @@ def test_every_async_sampler_trains_a_few_iterations(name):
         rows = list(runner.iter_train())
     finally:
         logger.enable()
+    if start == "spawn":
+        assert runner.group.ctx.get_start_method() == "spawn"
     n_itr = 640 // (T * B)
     assert [int(r["Diagnostics/SamplerIteration"]) for r in rows] == [4, 9, 14, 19]
     assert rows[-1]["Diagnostics/CumSteps"] == 640 and rows[-1]["Diagnostics/CumUpdates"] > 0
