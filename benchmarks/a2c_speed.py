@@ -11,8 +11,10 @@ Box: benchmarks (never part of the test suite). Measures, in one process tree:
   batched forward on the device; ``alternating``: two worker groups, inference of one overlaps
   env stepping of the other), ``--workers`` workers. After ``--warmup`` seconds of training,
   whole iterations (sample, then optimize) for ``--seconds``; env steps/s, milliseconds per
-  iteration and where they go (``obtain_samples`` vs ``optimize_agent``), median of
-  ``--repeats`` fresh runs, and the ratio to the ceiling.
+  iteration and where they go (``obtain_samples`` vs ``optimize_agent``; for the gpu and
+  alternating samplers also the master's part of sampling: waiting for the workers'
+  observations, and the agent's batched forward with its copies to and from the device),
+  median of ``--repeats`` fresh runs, and the ratio to the ceiling.
 
 Usage::
 
@@ -27,6 +29,7 @@ import multiprocessing as mp
 import os
 import statistics
 import time
+from typing import Any
 
 import numpy as np
 import torch
@@ -105,11 +108,42 @@ def build_runner(sampler: str, args: argparse.Namespace) -> MinibatchRl:
     )
 
 
+class Stopwatch:
+    """Seconds spent in wrapped calls, counted only while ``on``."""
+
+    def __init__(self) -> None:
+        self.on, self.seconds = False, 0.0
+
+    def wrap(self, fn):  # noqa: ANN001, ANN201 (any callable)
+        def timed(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            if not self.on:
+                return fn(*args, **kwargs)
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.seconds += time.perf_counter() - t0
+
+        return timed
+
+
 def ours(sampler: str, args: argparse.Namespace) -> dict[str, float]:
-    """A fresh A2C run with ``sampler``: steps/s and ms per iteration (total, sample, optim)."""
+    """A fresh A2C run with ``sampler``: steps/s and ms per iteration (total, sample, optim).
+
+    For the action-server samplers (gpu, alternating) also the master's waits for the workers'
+    observations and its agent forwards (``step`` per time step, ``value`` per batch); the rest
+    of sampling is the server's own work (resets, copies into the samples, releases).
+    """
     runner = build_runner(sampler, args)
     runner.startup()
     agent, algo, sync = runner.agent, runner.algo, cuda_sync(args.device)
+    served = sampler != "cpu"
+    wait, forward = Stopwatch(), Stopwatch()
+    if served:  # instance attributes: this run's server and agent only
+        server: Any = runner.sampler
+        server._acquire_all = wait.wrap(server._acquire_all)
+        agent.step = forward.wrap(agent.step)
+        agent.value = forward.wrap(agent.value)  # the bootstrap value, once per batch
     sample_s = optim_s = 0.0
     itr, n, start, timing = 0, 0, time.perf_counter(), False
     try:
@@ -125,6 +159,7 @@ def ours(sampler: str, args: argparse.Namespace) -> dict[str, float]:
             itr += 1
             if not timing and t2 - start >= args.warmup:
                 timing, n, start, sample_s, optim_s = True, 0, time.perf_counter(), 0.0, 0.0
+                wait.on = forward.on = True
                 continue
             if timing:
                 n, sample_s, optim_s = n + 1, sample_s + t1 - t0, optim_s + t2 - t1
@@ -134,12 +169,16 @@ def ours(sampler: str, args: argparse.Namespace) -> dict[str, float]:
         runner.shutdown()
     elapsed = t2 - start
     steps = n * BATCH_T * runner.sampler.batch_spec.B
-    return {
+    result = {
         "steps/s": steps / elapsed,
         "ms/itr": 1e3 * elapsed / n,
         "sample ms": 1e3 * sample_s / n,
         "optim ms": 1e3 * optim_s / n,
     }
+    if served:
+        result["sample: waiting for workers ms"] = 1e3 * wait.seconds / n
+        result["sample: agent forwards ms"] = 1e3 * forward.seconds / n
+    return result
 
 
 def main() -> None:
@@ -168,8 +207,9 @@ def main() -> None:
         for sampler in args.samplers:
             result = ours(sampler, args)
             rates.setdefault(f"A2C {sampler} sampler, env steps/s", []).append(result["steps/s"])
-            for key in ("ms/itr", "sample ms", "optim ms"):
-                parts.setdefault(f"A2C {sampler} sampler, {key}", []).append(result[key])
+            for key, value in result.items():
+                if key != "steps/s":
+                    parts.setdefault(f"A2C {sampler} sampler, {key}", []).append(value)
         print(f"  repeat {repeat}: " + short(rates), flush=True)
     print_rates("A2C on Pong, env steps/s", rates)
     print_rates("A2C on Pong, milliseconds per iteration (where they go)", parts)
