@@ -137,24 +137,22 @@ class FrameBufferMixin(_Storage):
             out=observation.reshape((-1,) + self.frame_shape),
             mode="clip",
         )
-        zero = self._zeroed_frames(T_idxs, B_idxs)
-        if zero.any():
-            observation[np.nonzero(zero)] = 0
+        if self.n_frames > 1:
+            zero = self._zeroed_older_frames(T_idxs, B_idxs)
+            if zero.any():
+                observation[np.nonzero(zero)] = 0
         return observation
 
-    def _zeroed_frames(self, T_idxs: np.ndarray, B_idxs: np.ndarray) -> np.ndarray:
-        """``[N, C]``: frame ``j`` of row ``n``'s observation lies before an episode start.
+    def _zeroed_older_frames(self, T_idxs: np.ndarray, B_idxs: np.ndarray) -> np.ndarray:
+        """``[N, C - 1]``: older frame ``j`` of row ``n``'s observation precedes its episode.
 
-        That is, a boundary (done or invalid row) lies in steps ``[t - C + 1 + j, t - 1]``;
-        the newest frame (``j = C - 1``) is never zeroed.
+        That is, a boundary (done or invalid row) lies in steps ``[t - C + 1 + j, t - 1]``
+        (the newest frame, ``j = C - 1``, is never zeroed and has no column here).
         """
         C = self.n_frames
-        zero = np.zeros((len(T_idxs), C), dtype=bool)
-        if C > 1:
-            steps = (T_idxs[:, None] + np.arange(C - 1) - (C - 1)) % self.T  # t-C+1 .. t-1
-            stop = self.boundary(steps, B_idxs[:, None])
-            zero[:, :-1] = np.logical_or.accumulate(stop[:, ::-1], axis=1)[:, ::-1]
-        return zero
+        steps = (T_idxs[:, None] + np.arange(C - 1) - (C - 1)) % self.T  # t-C+1 .. t-1
+        stop = self.boundary(steps, B_idxs[:, None])
+        return np.logical_or.accumulate(stop[:, ::-1], axis=1)[:, ::-1]  # any at or after
 
     def extract_frame_stack(self, T_idxs: np.ndarray, B_idxs: np.ndarray) -> Any:
         """Rows ``T_idxs [L, B]``, consecutive in time in each column, as a :data:`FrameStack`.
@@ -177,8 +175,11 @@ class FrameBufferMixin(_Storage):
             out=frames.reshape((-1,) + self.frame_shape),
             mode="clip",
         )
-        keep = ~self._zeroed_frames(T_idxs.reshape(-1), cols.reshape(-1))
-        return FrameStack(frames=frames, keep=keep.reshape(T_idxs.shape + (C,)))
+        keep = np.ones(T_idxs.shape + (C,), dtype=bool)  # the newest frame is always kept
+        if C > 1:
+            zero = self._zeroed_older_frames(T_idxs.reshape(-1), cols.reshape(-1))
+            keep[..., :-1] = ~zero.reshape(T_idxs.shape + (C - 1,))
+        return FrameStack(frames=frames, keep=keep)
 
     def _output_buffer(self, shape: tuple[int, ...]) -> np.ndarray:
         """An array of ``shape`` (frame dtype) no earlier batch still uses, from a small pool.
