@@ -128,3 +128,18 @@ def test_seeding_and_rng_snapshots_leave_cuda_unstarted(monkeypatch):
     assert draw() == first
     with pytest.raises(ValueError, match="--cuda-idx 99"):
         check_cuda_idx(99)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_rng_snapshots_keep_and_restore_cuda_draws_once_cuda_started():
+    """Where CUDA has started, snapshots hold its generators and a restore repeats its draws
+    (the lazy restore of set_rng_state included)."""
+    from rlpyt.runners.snapshot import get_rng_state, set_rng_state
+
+    torch.rand(1, device="cuda")  # CUDA started here
+    state = get_rng_state()
+    assert len(state["cuda"]) == torch.cuda.device_count()
+    first = torch.rand(4, device="cuda").cpu()
+    set_rng_state(state)
+    assert torch.equal(torch.rand(4, device="cuda").cpu(), first)
