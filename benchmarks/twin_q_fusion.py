@@ -12,14 +12,21 @@ and the optimizer step, in four forms:
   as ``baddbmm`` over the pair), gradients flowing back into the two modules' parameters;
 - ``stacked parameters``: one module whose parameters are the pair's weights stacked
   (``[2, out, in]``), one Adam (elementwise, so the same update as two);
+- ``aliased storage``: the two modules and their two Adams as in ``separate`` (so their state
+  dicts, optimizer states and per-critic gradient norms stay what they are), but each layer's
+  weights and biases are views of one stacked tensor (``[2, out, in]``, ``[2, 1, out]``): the
+  forward is one ``baddbmm`` per layer on those tensors, and after the backward each module's
+  gradients are set to views of theirs. The fusion SAC/TD3 could adopt without changing any
+  interface;
 - ``compiled``: ``separate`` with the loss function under ``torch.compile`` (default mode;
   the compile time is reported apart, not in the rate).
 
-For each hidden size (SAC's 256x256, TD3's 400x300) it prints the microseconds per update
-(median [min-max] of ``--repeats`` windows of ``--updates`` updates, forms interleaved) and the
-ratio to ``separate``, after checking that every form computes the same Q values as
-``separate`` (float32, to 1e-5). Usage: ``python benchmarks/twin_q_fusion.py [--threads 0]
-[--repeats 5] [--updates 200] [--device cpu] [--no-compile]``.
+For each hidden size (SAC's 256x256, TD3's 400x300, and 64x64 for small networks) it prints
+the microseconds per update (median [min-max] of ``--repeats`` windows of ``--updates``
+updates, forms interleaved) and the ratio to ``separate``, after checking that every form
+computes the same Q values as ``separate`` (float32, to 1e-5) and still does after 3 updates of
+each (to 1e-4). Usage: ``python benchmarks/twin_q_fusion.py [--threads 0] [--repeats 5]
+[--updates 200] [--device cpu] [--no-compile]``.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ import torch
 from rlpyt.models.qpg.mlp import QofMuMlpModel
 
 OBS, ACT, BATCH = 3, 1, 256
-SIZES = {"SAC 256x256": [256, 256], "TD3 400x300": [400, 300]}
+SIZES = {"SAC 256x256": [256, 256], "TD3 400x300": [400, 300], "small 64x64": [64, 64]}
 
 
 def linears(q: QofMuMlpModel) -> list[torch.nn.Linear]:
@@ -82,6 +89,68 @@ class StackedTwinQ(torch.nn.Module):
             if i < last:
                 h = torch.relu(h)
         return h.squeeze(-1)
+
+
+class AliasedTwinQ:
+    """A pair of Q modules whose parameters are views of stacked tensors, evaluated as one.
+
+    The modules keep their own ``Parameter`` objects (and so their state dicts and optimizers);
+    only the storage moves: ``q1``'s layer ``i`` weight is ``weights[i][0]``, ``q2``'s is
+    ``weights[i][1]``. An optimizer stepping a module's parameters in place writes into the
+    stacked tensors, so the fused forward always sees the current weights.
+    """
+
+    def __init__(self, q1: QofMuMlpModel, q2: QofMuMlpModel):
+        self.pairs = list(zip(linears(q1), linears(q2), strict=True))
+        self.weights: list[torch.Tensor] = []
+        self.biases: list[torch.Tensor] = []
+        for a, c in self.pairs:
+            weight = torch.stack([a.weight, c.weight]).detach().requires_grad_()
+            bias = torch.stack([a.bias, c.bias]).unsqueeze(1).detach().requires_grad_()
+            a.weight.data, c.weight.data = weight.data[0], weight.data[1]
+            a.bias.data, c.bias.data = bias.data[0, 0], bias.data[1, 0]
+            self.weights.append(weight)
+            self.biases.append(bias)
+        self.leaves = [*self.weights, *self.biases]
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        """``[2, N]``: both Qs of ``x [N, in]``."""
+        h = x.unsqueeze(0).expand(2, *x.shape)
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+            h = torch.baddbmm(b, h, w.transpose(1, 2))
+            if i < last:
+                h = torch.relu(h)
+        return h.squeeze(-1)
+
+    def backward(self, loss: torch.Tensor) -> None:
+        """Gradients of ``loss`` into the stacked tensors, then into each module as views."""
+        for leaf in self.leaves:
+            leaf.grad = None
+        loss.backward(inputs=self.leaves)
+        for (a, c), w, b in zip(self.pairs, self.weights, self.biases, strict=True):
+            assert w.grad is not None and b.grad is not None
+            a.weight.grad, c.weight.grad = w.grad[0], w.grad[1]
+            a.bias.grad, c.bias.grad = b.grad[0, 0], b.grad[1, 0]
+
+
+def make_aliased(q1, q2, inputs, x, y):
+    """``(step, q_values)`` of the ``aliased storage`` form, on copies of ``q1`` and ``q2``.
+
+    ``inputs`` is ``(observation, zeros, action)``; ``x`` their concatenation, ``y`` the target.
+    """
+    obs, zeros, act = inputs
+    a, b = copy.deepcopy(q1), copy.deepcopy(q2)
+    twin = AliasedTwinQ(a, b)
+    opt_a, opt_b = torch.optim.Adam(a.parameters()), torch.optim.Adam(b.parameters())
+
+    def step():
+        twin.backward(0.5 * ((y - twin(x)).pow(2).mean(dim=1).sum()))
+        opt_a.step()
+        opt_b.step()
+
+    # The modules themselves, not the fused path: the aliasing must keep them current.
+    return step, lambda: torch.stack([a(obs, zeros, zeros, act), b(obs, zeros, zeros, act)])
 
 
 def forms(hidden: list[int], device: torch.device, compile_: bool):
@@ -146,10 +215,28 @@ def forms(hidden: list[int], device: torch.device, compile_: bool):
         "separate": make_separate(separate_loss),
         "stacked per call": make_per_call(),
         "stacked parameters": make_stacked(),
+        "aliased storage": make_aliased(q1, q2, (obs, zeros, act), x, y),
     }
     if compile_:
         made["compiled"] = make_separate(torch.compile(separate_loss))
     return made
+
+
+def check_updates_agree(made: dict, label: str, updates: int = 3) -> None:
+    """After a few updates of each uncompiled form, every form's Qs still equal ``separate``'s.
+
+    The forms do the same arithmetic in other groupings, so they agree to float rounding
+    (1e-4 here); a form whose update went wrong (a gradient not reaching a module, an
+    optimizer stepping a stale copy) differs by the size of an Adam step or more.
+    """
+    uncompiled = {name: form for name, form in made.items() if name != "compiled"}
+    for step, _ in uncompiled.values():
+        for _ in range(updates):
+            step()
+    reference = made["separate"][1]().detach()
+    for name, (_, values) in uncompiled.items():
+        diff = (values().detach() - reference).abs().max().item()
+        assert diff < 1e-4, (label, name, "after updates", diff)
 
 
 def measure(made: dict, repeats: int, updates: int, sync) -> dict[str, list[float]]:
@@ -191,6 +278,7 @@ def main() -> None:
         for name, (_, values) in made.items():
             diff = (values().detach() - reference).abs().max().item()
             assert diff < 1e-5, (label, name, diff)
+        check_updates_agree(made, label)
         compile_seconds = None
         if "compiled" in made:
             t0 = time.perf_counter()
