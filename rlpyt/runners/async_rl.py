@@ -273,8 +273,15 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
         self, double_buffer: tuple, replay: BaseReplayBuffer, start_itr: int
     ) -> None:
         """Start the sampler and the two memory-copier processes (:func:`children_start_method`)."""
-        ctx = mp.get_context(children_start_method(self._sampler_affinity()))
-        group = WorkerGroup(ctx, len(ROLES), [[] for _ in ROLES], timeout=math.inf)
+        affinity = self._sampler_affinity()
+        ctx = mp.get_context(children_start_method(affinity))
+        group = WorkerGroup(
+            ctx,
+            len(ROLES),
+            [[] for _ in ROLES],
+            timeout=math.inf,
+            start_reason=children_start_reason(affinity),
+        )
         self.reports = ctx.Queue()
         self.group, self._shut_down = group, False
         self.ctrl = AttrDict(
@@ -523,6 +530,17 @@ def children_start_method(sampler_affinity: dict) -> str:
     if sampler_affinity.get("cuda_idx") is not None:
         return "spawn"
     return default_start_method()
+
+
+def children_start_reason(sampler_affinity: dict) -> str | None:
+    """Why AsyncRl spawns its children, for errors about what they receive; None if it forks."""
+    cuda_idx = sampler_affinity.get("cuda_idx")
+    if cuda_idx is None:
+        return None
+    return (
+        f"AsyncRl spawns its children because its sampler runs on GPU {cuda_idx} (the sampler "
+        "affinity's cuda_idx): CUDA does not work in a forked process."
+    )
 
 
 def _lacking(part: object, protocol: type) -> str:

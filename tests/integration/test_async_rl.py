@@ -171,12 +171,17 @@ def test_async_rl_refuses_a_synchronous_sampler_or_algorithm():
 
 
 def test_the_sampler_process_is_spawned_when_it_serves_on_a_gpu():
-    from rlpyt.runners.async_rl import children_start_method
+    from rlpyt.runners.async_rl import children_start_method, children_start_reason
     from rlpyt.samplers.parallel.base import default_start_method
 
     assert children_start_method(dict(cuda_idx=0, workers_cpus=[0, 1])) == "spawn"
     assert children_start_method(dict(cuda_idx=None)) == default_start_method()
     assert children_start_method({}) == default_start_method()
+    # What an error about arguments that do not pickle says of the spawn.
+    reason = children_start_reason(dict(cuda_idx=1, workers_cpus=[0, 1]))
+    assert "GPU 1" in reason and "forked" in reason
+    assert children_start_reason(dict(cuda_idx=None)) is None
+    assert children_start_reason({}) is None
 
 
 @pytest.mark.parametrize(

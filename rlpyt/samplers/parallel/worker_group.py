@@ -21,6 +21,7 @@ and exits.
 from __future__ import annotations
 
 import ctypes
+import pickle
 import queue
 import signal
 import time
@@ -46,12 +47,21 @@ class WorkerGroup:
         n_worker: Number of worker processes.
         env_ranks: Global env indexes of each worker (for error messages).
         timeout: Seconds without progress after which a wait raises (a hung env).
+        start_reason: Why the context's start method was chosen, when the user did not
+            choose it (the error for arguments that do not pickle says it); None: the user's
+            choice or the platform's default.
     """
 
     def __init__(
-        self, ctx: BaseContext, n_worker: int, env_ranks: Sequence[Sequence[int]], timeout: float
+        self,
+        ctx: BaseContext,
+        n_worker: int,
+        env_ranks: Sequence[Sequence[int]],
+        timeout: float,
+        start_reason: str | None = None,
     ):
         self.ctx = ctx
+        self.start_reason = start_reason
         self.n_worker = n_worker
         self.env_ranks = [list(r) for r in env_ranks]
         self.timeout = float(timeout)
@@ -68,7 +78,14 @@ class WorkerGroup:
     def start(
         self, target: Callable[..., None], common_kwargs: dict, worker_kwargs: list[dict]
     ) -> None:
-        """Start one process per worker; everything goes in the Process arguments."""
+        """Start one process per worker; everything goes in the Process arguments.
+
+        Raises:
+            TypeError: under spawn or forkserver, an argument does not pickle (a lambda or a
+                local function as ``EnvCls``, for example); the message says which start
+                method, why it was used and how to fix it. The workers already started are
+                stopped first.
+        """
         for kwargs in worker_kwargs:
             # Every context has Process; typeshed's BaseContext does not declare it.
             process = self.ctx.Process(  # type: ignore[attr-defined]
@@ -76,8 +93,29 @@ class WorkerGroup:
                 kwargs=dict(common_kwargs=common_kwargs, worker_kwargs=kwargs),
                 name=f"{self.process_name}-{kwargs['rank']}",
             )
-            process.start()
+            try:
+                process.start()
+            except (pickle.PicklingError, AttributeError, TypeError) as exc:
+                method = self.ctx.get_start_method()
+                if method == "fork":  # nothing is pickled: not a pickling error
+                    raise
+                self.stop()
+                raise TypeError(self._unpicklable_message(process.name, method, exc)) from exc
             self.processes.append(process)
+
+    def _unpicklable_message(self, name: str, method: str, exc: BaseException) -> str:
+        why = self.start_reason or (
+            f"The '{method}' start method was chosen by the sampler's start_method or is the "
+            "platform's default; start_method='fork' pickles nothing, where the OS has it "
+            "(Linux)."
+        )
+        return (
+            f"Could not start {name}: the '{method}' start method pickles everything the "
+            f"process receives (EnvCls, env_kwargs, the agent and its model), and one of them "
+            f"does not pickle: {exc}. {why} Define env classes, functions and models at the "
+            "top level of an importable module (not as a lambda or inside a function); "
+            "functools.partial of such a function pickles."
+        )
 
     def release_all(self) -> None:
         """Let every worker start its next batch or evaluation."""

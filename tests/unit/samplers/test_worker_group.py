@@ -30,3 +30,41 @@ def test_worker_group_gathers_then_raises_a_reported_error_and_stops_all():
         group.gather("batch")
     assert (info.value.rank, info.value.env_index) == (1, 3) and "KeyError" in str(info.value)
     assert group.processes == [] and not any(p._popen for p in processes)
+
+
+def idle_target(common_kwargs, worker_kwargs):
+    """A worker that only waits to be stopped."""
+    time.sleep(30)
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_arguments_that_do_not_pickle_name_the_start_method_and_the_fix(method):
+    group = WorkerGroup(mp.get_context(method), 1, [[0]], timeout=10)
+    with pytest.raises(TypeError) as info:
+        group.start(idle_target, dict(EnvCls=lambda: None), [dict(rank=0)])
+    message = str(info.value)
+    assert f"'{method}' start method" in message and "rlpyt-sampler-worker-0" in message
+    assert "lambda" in message  # pickle's own words: what did not pickle
+    assert "start_method='fork'" in message and "top level of an importable module" in message
+    assert group.processes == []
+
+
+def test_a_worker_that_cannot_start_stops_those_already_started_and_says_why():
+    reason = "The test spawns its workers."
+    group = WorkerGroup(mp.get_context("spawn"), 2, [[0], [1]], timeout=10, start_reason=reason)
+    with pytest.raises(TypeError) as info:
+        group.start(idle_target, {}, [dict(rank=0), dict(rank=1, EnvCls=lambda: None)])
+    assert "rlpyt-sampler-worker-1" in str(info.value) and reason in str(info.value)
+    assert "start_method='fork'" not in str(info.value)  # the reason replaces the advice
+    assert group.processes == []  # worker 0 was started, then stopped
+    assert not [p for p in mp.active_children() if p.name.startswith(group.process_name)]
+
+
+def test_fork_passes_the_same_arguments_without_pickling():
+    group = WorkerGroup(mp.get_context("fork"), 1, [[0]], timeout=10)
+    group.start(idle_target, dict(EnvCls=lambda: None), [dict(rank=0)])
+    try:
+        assert [p.is_alive() for p in group.processes] == [True]
+    finally:
+        group.stop()
+    assert group.processes == []
