@@ -147,7 +147,7 @@ def make_curves(
     Returns:
         The curves, ordered by panel then setting.
     """
-    _check_columns(runs, (x, y))
+    runs = _runs_with_columns(runs, (x, y))
     group_keys = list(group) if group is not None else distinct_keys(runs)
     group_keys = [key for key in group_keys if key != split]
     buckets: dict[tuple[str, ...], list[Run]] = {}
@@ -163,14 +163,35 @@ def make_curves(
     return sorted(curves, key=lambda c: (_order(c.panel), [_order(v) for v in c.setting.values()]))
 
 
-def _check_columns(runs: Sequence[Run], columns: Sequence[str]) -> None:
-    for run in runs:
+def _runs_with_columns(runs: Sequence[Run], columns: Sequence[str]) -> list[Run]:
+    """The runs whose progress.csv has every column; the others are left out with a warning.
+
+    A run logs a column from the first row that has it: ``ReturnAverage`` only once an episode
+    has ended, so a young run of a sweep may not have it yet, and the rest still plot.
+
+    Raises:
+        ValueError: no run has them all (a misspelt column, most likely): the message lists
+            the first run's columns.
+    """
+    kept = [run for run in runs if all(column in run.progress for column in columns)]
+    if not kept:
+        run = runs[0]
         missing = [column for column in columns if column not in run.progress]
-        if missing:
-            raise ValueError(
-                f"{run.path}/progress.csv has no column {missing}; its columns are "
-                f"{sorted(run.progress)}. Choose the x and y columns among them."
-            )
+        raise ValueError(
+            f"{run.path}/progress.csv has no column {missing}; its columns are "
+            f"{sorted(run.progress)}. Choose the x and y columns among them."
+        )
+    kept_ids = {id(run) for run in kept}
+    left_out = [run for run in runs if id(run) not in kept_ids]
+    if left_out:
+        missing = [c for c in columns if any(c not in run.progress for run in left_out)]
+        warnings.warn(
+            f"{len(left_out)} of {len(runs)} runs have no column {missing} yet (a run logs "
+            f"ReturnAverage once an episode has ended) and are left out: "
+            f"{', '.join(run.path for run in left_out)}",
+            stacklevel=3,
+        )
+    return kept
 
 
 def _curve(members: list[Run], x: str, y: str, group_keys: list[str], split: str | None) -> Curve:

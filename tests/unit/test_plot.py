@@ -93,6 +93,25 @@ def test_unknown_column_and_empty_folder_are_clear_errors(sweep, tmp_path):
         plot.plot_runs([str(tmp_path / "empty")], out=str(tmp_path / "x.png"))
 
 
+def test_a_run_without_the_column_yet_is_left_out_with_a_warning(sweep, tmp_path, capsys):
+    """A young run of a sweep (no episode ended yet) has no ReturnAverage: the rest plot."""
+    logger.reset()
+    with logger_context(str(sweep / "young"), 0, "sweep", {"algo": {"learning_rate": 0.01}}):
+        logger.record_tabular("Diagnostics/CumSteps", 100)
+        logger.dump_tabular()
+    capsys.readouterr()
+    runs = plot.load_runs([str(sweep)])
+    assert len(runs) == 5
+    left_out = r"1 of 5 runs have no column \['ReturnAverage'\] yet .*young"
+    with pytest.warns(UserWarning, match=left_out):
+        curves = plot.make_curves(runs, "Diagnostics/CumSteps", "ReturnAverage")
+    assert [c.label for c in curves] == ["algo.learning_rate=0.0003", "algo.learning_rate=0.001"]
+    assert [c.n_runs for c in curves] == [2, 2]
+    with pytest.warns(UserWarning, match="young"):
+        assert plot.main([str(sweep), "--out", str(tmp_path / "p.png")]) == 0
+    assert (tmp_path / "p.png").stat().st_size > 0
+
+
 def test_missing_matplotlib_names_the_extra(sweep, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
     with pytest.raises(ImportError, match=r'pip install "rlpyt\[plot\]"'):
