@@ -201,7 +201,11 @@ def compare_runs(
     for run in runs:
         missing = [column for column in (x, y) if column not in run.progress]
         if missing:
-            raise ValueError(f"{run.path}/progress.csv has no column {missing}.")
+            raise ValueError(
+                f"{run.path}/progress.csv has no column {missing}; its columns are "
+                f"{sorted(run.progress)}. A run logs ReturnAverage once an episode has ended: "
+                "compare runs that have, or choose the columns among these."
+            )
     source = "--gamma"
     if gamma is None:
         gamma, source = default_gamma(runs)

@@ -183,3 +183,4 @@ def test_compare_without_runs_or_with_a_wrong_column_fails_with_the_reason(sweep
     assert result.exit_code != 0 and "No run folder" in result.output
     result = CliRunner().invoke(rlpyt, ["compare", str(root), "--key", "Nope"])
     assert result.exit_code != 0 and "no column ['Nope']" in result.output
+    assert "'ReturnAverage'" in result.output  # the columns there are
