@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rlpyt.plot import Run, distinct_keys, load_runs
+from rlpyt.plot import Run, check_columns, distinct_keys, load_runs
 from rlpyt.utils import stats
 
 if TYPE_CHECKING:
@@ -199,13 +199,12 @@ def compare_runs(
     if not runs:
         raise FileNotFoundError(f"No run folder (progress.csv with variant.json) below {paths}.")
     for run in runs:
-        missing = [column for column in (x, y) if column not in run.progress]
-        if missing:
-            raise ValueError(
-                f"{run.path}/progress.csv has no column {missing}; its columns are "
-                f"{sorted(run.progress)}. A run logs ReturnAverage once an episode has ended: "
-                "compare runs that have, or choose the columns among these."
-            )
+        check_columns(
+            run,
+            (x, y),
+            "A run logs ReturnAverage once an episode has ended: compare runs that have, or "
+            "choose the columns among these.",
+        )
     source = "--gamma"
     if gamma is None:
         gamma, source = default_gamma(runs)

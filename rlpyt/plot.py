@@ -173,16 +173,12 @@ def _runs_with_columns(runs: Sequence[Run], columns: Sequence[str]) -> list[Run]
         ValueError: no run has them all (a misspelt column, most likely): the message lists
             the first run's columns.
     """
-    kept = [run for run in runs if all(column in run.progress for column in columns)]
+    kept: list[Run] = []
+    left_out: list[Run] = []
+    for run in runs:
+        (kept if all(column in run.progress for column in columns) else left_out).append(run)
     if not kept:
-        run = runs[0]
-        missing = [column for column in columns if column not in run.progress]
-        raise ValueError(
-            f"{run.path}/progress.csv has no column {missing}; its columns are "
-            f"{sorted(run.progress)}. Choose the x and y columns among them."
-        )
-    kept_ids = {id(run) for run in kept}
-    left_out = [run for run in runs if id(run) not in kept_ids]
+        check_columns(runs[0], columns, "Choose the x and y columns among them.")
     if left_out:
         missing = [c for c in columns if any(c not in run.progress for run in left_out)]
         warnings.warn(
@@ -192,6 +188,19 @@ def _runs_with_columns(runs: Sequence[Run], columns: Sequence[str]) -> list[Run]
             stacklevel=3,
         )
     return kept
+
+
+def check_columns(run: Run, columns: Sequence[str], advice: str) -> None:
+    """Raise ValueError if ``run``'s progress.csv lacks one of ``columns``.
+
+    The message names the missing columns, lists the ones there are, then ``advice``.
+    """
+    missing = [column for column in columns if column not in run.progress]
+    if missing:
+        raise ValueError(
+            f"{run.path}/progress.csv has no column {missing}; its columns are "
+            f"{sorted(run.progress)}. {advice}"
+        )
 
 
 def _curve(members: list[Run], x: str, y: str, group_keys: list[str], split: str | None) -> Curve:

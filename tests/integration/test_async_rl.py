@@ -184,6 +184,27 @@ def test_the_sampler_process_is_spawned_when_it_serves_on_a_gpu():
     assert children_start_reason({}) is None
 
 
+def test_an_env_class_that_does_not_pickle_stops_a_spawned_start_with_the_reason(monkeypatch):
+    """AsyncRl hands its start reason (GPU sampler: CUDA does not survive a fork) to the
+    error for arguments that do not pickle; forced here on the CPU, with a marker reason."""
+    from rlpyt.runners import async_rl
+
+    monkeypatch.setattr(async_rl, "children_start_method", lambda sampler_affinity: "spawn")
+    monkeypatch.setattr(async_rl, "children_start_reason", lambda sampler_affinity: "MARK.")
+    runner = small_runner(AsyncRl, AsyncSerialSampler, DbCpuResetCollector, {})
+    runner.sampler.EnvCls = lambda **kwargs: gym_make(**kwargs)  # noqa: PLW0108 (a lambda on purpose: it does not pickle)
+    logger.disable()
+    try:
+        with pytest.raises(TypeError) as info:
+            runner.train()
+    finally:
+        logger.enable()
+    message = str(info.value)
+    assert "'spawn' start method" in message and "MARK." in message and "lambda" in message
+    assert "start_method='fork'" not in message  # the reason replaces the sampler advice
+    assert not [p for p in mp.active_children() if p.name.startswith("rlpyt-sampler-worker")]
+
+
 @pytest.mark.parametrize(
     ("name", "start"),
     [(name, "default") for name in sorted(SAMPLERS)]
