@@ -2,6 +2,7 @@
 
 import multiprocessing as mp
 import pickle
+import pickletools
 import sys
 from collections import namedtuple
 
@@ -9,6 +10,7 @@ import numpy as np
 import pytest
 
 import rlpyt.utils.collections as collections_module
+from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.utils.collections import (
     AttrDict,
     NamedArrayTupleSchema,
@@ -168,6 +170,47 @@ def test_attrdict_attributes_and_copy():
     with pytest.raises(AttributeError):
         _ = d.missing
     assert pickle.loads(pickle.dumps(d)) == d
+
+
+class ScoredTrajInfo(TrajInfo):
+    """A user's TrajInfo subclass with a field of its own (module level: it must pickle)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.Score = 0.0
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_attrdicts_pickle_their_items_once_and_come_back_equal(protocol):
+    traj_info = ScoredTrajInfo(discount=0.5)
+    traj_info.Return, traj_info.Score, traj_info.Length = 1.2345, -7.5, 3
+    data = pickle.dumps([traj_info, AttrDict(a=AttrDict(b=2))], protocol=protocol)
+    back, nested = pickle.loads(data)
+    assert type(back) is ScoredTrajInfo and back == traj_info and back.Score == -7.5
+    assert type(nested.a) is AttrDict and nested.a.b == 2
+    if protocol >= 2:  # binary floats: the default dict-subclass reduction wrote each item twice
+        floats = [arg for op, arg, _ in pickletools.genops(data) if op.name == "BINFLOAT"]
+        assert floats.count(1.2345) == 1
+
+
+def test_attrdict_pickles_of_earlier_versions_still_load():
+    # A TrajInfo pickled (protocol 4) by the reduction before __reduce__: items, then the same
+    # items again as a state dict for __setstate__.
+    old = (
+        b"\x80\x04\x95\xdd\x00\x00\x00\x00\x00\x00\x00\x8c\x14rlpyt.envs.traj_info\x94\x8c\x08"
+        b"TrajInfo\x94\x93\x94)\x81\x94(\x8c\t_discount\x94G?\xe0\x00\x00\x00\x00\x00\x00\x8c\x06"
+        b"Length\x94K\x03\x8c\x06Return\x94G?\xf4\x00\x00\x00\x00\x00\x00\x8c\x0eNonzeroRewards\x94"
+        b"K\x00\x8c\x10DiscountedReturn\x94G\x00\x00\x00\x00\x00\x00\x00\x00\x8c\r_cur_discount\x94G"
+        b"?\xf0\x00\x00\x00\x00\x00\x00u}\x94(h\x04G?\xe0\x00\x00\x00\x00\x00\x00h\x05K\x03h\x06G"
+        b"?\xf4\x00\x00\x00\x00\x00\x00h\x07K\x00h\x08G\x00\x00\x00\x00\x00\x00\x00\x00h\tG?\xf0"
+        b"\x00\x00\x00\x00\x00\x00ub."
+    )
+    traj_info = pickle.loads(old)
+    expected = TrajInfo(discount=0.5)
+    expected.Length, expected.Return = 3, 1.25
+    assert type(traj_info) is TrajInfo and traj_info == expected
+    traj_info["Return"] = 9.0  # no stale copy of the state as instance attributes
+    assert traj_info.Return == 9.0
 
 
 # ---------------------------------------------------------------------------------------------
