@@ -49,7 +49,7 @@ def report(n: int) -> list:
     for _ in range(20):
         reward = np.ones(n, dtype=np.float32)
         batch.step(None, np.zeros(n), reward, rng.random(n) < 0.05, None, None, None)
-    return batch.finish(list(range(n)), None)
+    return batch.finish(list(range(n)), np.zeros((n, 4), dtype=np.float32))
 
 
 def _pin(cpu: int) -> None:
@@ -118,7 +118,7 @@ def queue_us(ctx, payload: list, n: int) -> float:  # noqa: ANN001
 def shared_us(ctx, payload: list, n: int) -> float:  # noqa: ANN001
     start, done = ctx.Semaphore(0), ctx.Semaphore(0)
     buffer = ctx.RawArray(ctypes.c_uint8, BUFFER_BYTES)
-    view = memoryview(np.frombuffer(buffer, dtype=np.uint8))
+    view = memoryview(buffer).cast("B")
 
     def loop() -> None:
         start.release()
