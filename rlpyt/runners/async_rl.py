@@ -65,6 +65,8 @@ if TYPE_CHECKING:
     from rlpyt.replays.base import BaseReplayBuffer
 
 ROLES = ("sampler", "memory copier 0", "memory copier 1")  # WorkerGroup rank -> process
+# The children's process names (ps, mp.active_children, error messages), by WorkerGroup rank.
+PROCESS_NAMES = tuple("rlpyt-async-" + role.replace(" ", "-") for role in ROLES)
 
 
 class AsyncRlProcessError(RuntimeError):
@@ -281,6 +283,7 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
             [[] for _ in ROLES],
             timeout=math.inf,
             start_reason=children_start_reason(affinity),
+            names=PROCESS_NAMES,
         )
         self.reports = ctx.Queue()
         self.group, self._shut_down = group, False

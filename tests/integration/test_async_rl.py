@@ -22,7 +22,7 @@ from rlpyt.envs.base import Env, EnvStep
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.experiments.configs.classic.dqn.cartpole_dqn import configs as sync_configs
-from rlpyt.runners.async_rl import AsyncRl, AsyncRlEval
+from rlpyt.runners.async_rl import PROCESS_NAMES, AsyncRl, AsyncRlEval
 from rlpyt.samplers.async_.alternating_sampler import (
     AsyncAlternatingSampler,
     AsyncNoOverlapAlternatingSampler,
@@ -201,8 +201,9 @@ def test_an_env_class_that_does_not_pickle_stops_a_spawned_start_with_the_reason
         logger.enable()
     message = str(info.value)
     assert "'spawn' start method" in message and "MARK." in message and "lambda" in message
+    assert "Could not start rlpyt-async-sampler:" in message  # the child's role, not "worker-0"
     assert "start_method='fork'" not in message  # the reason replaces the sampler advice
-    assert not [p for p in mp.active_children() if p.name.startswith("rlpyt-sampler-worker")]
+    assert not [p for p in mp.active_children() if p.name in PROCESS_NAMES]
 
 
 @pytest.mark.parametrize(

@@ -50,6 +50,8 @@ class WorkerGroup:
         start_reason: Why the context's start method was chosen, when the user did not
             choose it (the error for arguments that do not pickle says it); None: the user's
             choice or the platform's default.
+        names: The processes' names by rank (``ps``, ``mp.active_children()`` and the error
+            messages show them); None: ``<process_name>-<rank>``.
     """
 
     def __init__(
@@ -59,9 +61,17 @@ class WorkerGroup:
         env_ranks: Sequence[Sequence[int]],
         timeout: float,
         start_reason: str | None = None,
+        names: Sequence[str] | None = None,
     ):
+        if names is not None and len(names) != n_worker:
+            raise ValueError(f"WorkerGroup got {len(names)} names for {n_worker} processes.")
         self.ctx = ctx
         self.start_reason = start_reason
+        self.names = (
+            [f"{self.process_name}-{rank}" for rank in range(n_worker)]
+            if names is None
+            else list(names)
+        )
         self.n_worker = n_worker
         self.env_ranks = [list(r) for r in env_ranks]
         self.timeout = float(timeout)
@@ -73,7 +83,7 @@ class WorkerGroup:
         self.processes: list[BaseProcess] = []
         self._pending: list[Report] = []  # reports read early while checking for errors
 
-    process_name = "rlpyt-sampler-worker"  # + "-<rank>": the children's process names
+    process_name = "rlpyt-sampler-worker"  # + "-<rank>": the default names of the children
 
     def start(
         self, target: Callable[..., None], common_kwargs: dict, worker_kwargs: list[dict]
@@ -91,7 +101,7 @@ class WorkerGroup:
             process = self.ctx.Process(  # type: ignore[attr-defined]
                 target=target,
                 kwargs=dict(common_kwargs=common_kwargs, worker_kwargs=kwargs),
-                name=f"{self.process_name}-{kwargs['rank']}",
+                name=self.names[kwargs["rank"]],
             )
             try:
                 process.start()

@@ -68,3 +68,14 @@ def test_fork_passes_the_same_arguments_without_pickling():
     finally:
         group.stop()
     assert group.processes == []
+
+
+def test_processes_take_the_names_given_by_rank():
+    group = WorkerGroup(mp.get_context("fork"), 2, [[], []], timeout=10, names=["alpha", "beta"])
+    group.start(idle_target, {}, [dict(rank=0), dict(rank=1)])
+    try:
+        assert [p.name for p in group.processes] == ["alpha", "beta"]
+    finally:
+        group.stop()
+    with pytest.raises(ValueError, match="1 names for 2 processes"):
+        WorkerGroup(mp.get_context("fork"), 2, [[], []], timeout=10, names=["alpha"])
