@@ -50,8 +50,9 @@ class WorkerGroup:
         start_reason: Why the context's start method was chosen, when the user did not
             choose it (the error for arguments that do not pickle says it); None: the user's
             choice or the platform's default.
-        names: The processes' names by rank (``ps``, ``mp.active_children()`` and the error
-            messages show them); None: ``<process_name>-<rank>``.
+        names: The processes' names, in the order :meth:`start` gets their kwargs (``ps``,
+            ``mp.active_children()`` and the error messages show them); None:
+            ``<process_name>-<rank>``.
     """
 
     def __init__(
@@ -67,11 +68,7 @@ class WorkerGroup:
             raise ValueError(f"WorkerGroup got {len(names)} names for {n_worker} processes.")
         self.ctx = ctx
         self.start_reason = start_reason
-        self.names = (
-            [f"{self.process_name}-{rank}" for rank in range(n_worker)]
-            if names is None
-            else list(names)
-        )
+        self.names = None if names is None else list(names)
         self.n_worker = n_worker
         self.env_ranks = [list(r) for r in env_ranks]
         self.timeout = float(timeout)
@@ -96,12 +93,15 @@ class WorkerGroup:
                 method, why it was used and how to fix it. The workers already started are
                 stopped first.
         """
-        for kwargs in worker_kwargs:
+        for index, kwargs in enumerate(worker_kwargs):
+            name = (
+                f"{self.process_name}-{kwargs['rank']}" if self.names is None else self.names[index]
+            )
             # Every context has Process; typeshed's BaseContext does not declare it.
             process = self.ctx.Process(  # type: ignore[attr-defined]
                 target=target,
                 kwargs=dict(common_kwargs=common_kwargs, worker_kwargs=kwargs),
-                name=self.names[kwargs["rank"]],
+                name=name,
             )
             try:
                 process.start()

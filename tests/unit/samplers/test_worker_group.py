@@ -70,7 +70,7 @@ def test_fork_passes_the_same_arguments_without_pickling():
     assert group.processes == []
 
 
-def test_processes_take_the_names_given_by_rank():
+def test_processes_take_the_names_given_in_start_order():
     group = WorkerGroup(mp.get_context("fork"), 2, [[], []], timeout=10, names=["alpha", "beta"])
     group.start(idle_target, {}, [dict(rank=0), dict(rank=1)])
     try:
