@@ -34,6 +34,8 @@ from typing import Any
 import numpy as np
 
 PARAMS_FILES = ("variant.json", "params.json")  # viskit's order of preference
+LEGEND_WIDTH = 40  # characters per legend line: a curve's settings wrap between settings
+LEGEND_INSIDE_LINES = 12  # a panel's legend with more lines goes beside it, not over the curves
 BOOKKEEPING_KEYS = ("run_ID", "exp_name", "git_commit", "git_dirty", "command_line")
 
 
@@ -292,32 +294,70 @@ def plot_runs(
 
 
 def _draw(curves: list[Curve], x: str, y: str, split: str | None, title: str, out: str) -> str:
+    figure = _figure(curves, x, y, split, title)
+    out = os.path.abspath(out)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    figure.savefig(out, dpi=100)
+    return out
+
+
+def _figure(curves: list[Curve], x: str, y: str, split: str | None, title: str) -> Any:
+    """The matplotlib Figure of ``curves``: one panel per ``split`` value, up to 3 per row.
+
+    Legend entries wrap between settings (:func:`legend_label`); a panel whose legend has more
+    than ``LEGEND_INSIDE_LINES`` lines gets it beside the panel, and the figure widens for it.
+    """
     try:
         from matplotlib.figure import Figure  # noqa: PLC0415 (optional extra)
     except ImportError as error:
         raise ImportError('rlpyt.plot needs matplotlib: pip install "rlpyt[plot]"') from error
     panels = list(dict.fromkeys(curve.panel for curve in curves))
+    labels = {id(curve): legend_label(curve) for curve in curves}
+    lines = {p: sum(labels[id(c)].count("\n") + 1 for c in curves if c.panel == p) for p in panels}
+    beside = max(lines.values()) > LEGEND_INSIDE_LINES
     n_cols = min(3, len(panels))
     n_rows = math.ceil(len(panels) / n_cols)
-    figure = Figure(figsize=(5.5 * n_cols, 4.0 * n_rows), layout="constrained")
+    width = 5.5 + (0.09 * LEGEND_WIDTH if beside else 0.0)  # inches per panel
+    # A legend beside its panel may be taller than it: the row grows to hold it (small font:
+    # about 0.17 inch per line, 0.08 between entries, 1 for titles and margins).
+    entries = max(sum(c.panel == p for c in curves) for p in panels)
+    height = max(4.0, 0.17 * max(lines.values()) + 0.08 * entries + 1.0) if beside else 4.0
+    figure = Figure(figsize=(width * n_cols, height * n_rows), layout="constrained")
     axes = figure.subplots(n_rows, n_cols, squeeze=False).ravel()
     for ax, panel in zip(axes, panels, strict=False):
         for curve in (c for c in curves if c.panel == panel):
-            (line,) = ax.plot(curve.x, curve.mean, label=curve.label)
+            (line,) = ax.plot(curve.x, curve.mean, label=labels[id(curve)])
             low, high = curve.low, curve.high
             if low is None or high is None:
                 low, high = curve.mean - curve.std, curve.mean + curve.std
             ax.fill_between(curve.x, low, high, color=line.get_color(), alpha=0.2)
         ax.set(xlabel=x, ylabel=y, title=f"{split}={panel}" if split else "")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize="small")
+        if lines[panel] > LEGEND_INSIDE_LINES:
+            ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        else:
+            ax.legend(fontsize="small")
     for ax in axes[len(panels) :]:
         ax.set_visible(False)
     figure.suptitle(title)
-    out = os.path.abspath(out)
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    figure.savefig(out, dpi=100)
-    return out
+    return figure
+
+
+def legend_label(curve: Curve) -> str:
+    """``curve``'s label as legend lines of at most ``LEGEND_WIDTH`` characters.
+
+    Lines break between ``key=value`` settings, never inside one (a longer setting has a line
+    of its own); a curve without settings keeps its label.
+    """
+    if not curve.setting:
+        return curve.label
+    lines: list[str] = []
+    for setting in (f"{key}={value}" for key, value in curve.setting.items()):
+        if lines and len(lines[-1]) + 2 + len(setting) <= LEGEND_WIDTH:
+            lines[-1] += ", " + setting
+        else:
+            lines.append(setting)
+    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,6 +1,7 @@
 """rlpyt.plot: run discovery, grouping into curves, PNG output, command line."""
 
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -124,3 +125,39 @@ def test_blank_and_text_cells_read_as_nan(tmp_path):
     progress = plot.read_progress(str(path))
     np.testing.assert_array_equal(progress["a"], [1.0, np.nan])
     np.testing.assert_array_equal(progress["b"], [np.nan, 2.0])
+
+
+def test_runs_that_differ_in_many_keys_get_a_legend_that_fits(tmp_path, capsys):
+    """Mixed runs (other algorithms, envs, samplers) once made one-line legends wider than the
+    figure ("constrained_layout not applied"); their settings now wrap and sit beside the panel.
+    """
+    logger.reset()
+    for i in range(6):
+        config = {
+            "algo": {"learning_rate": 10.0**-i, "discount": 0.9 + i / 100, "name": f"algo{i}"},
+            "env": {"id": f"SomeLongEnvironmentName-v{i}"},
+            "sampler": {"batch_T": 5 + i, "batch_B": 8 * (i + 1)},
+        }
+        with logger_context(str(tmp_path / "mixed" / f"run{i}"), 0, "mixed", config):
+            for itr in range(3):
+                logger.record_tabular("Diagnostics/CumSteps", 100 * (itr + 1))
+                logger.record_tabular("ReturnAverage", float(i * itr))
+                logger.dump_tabular()
+    capsys.readouterr()
+    logger.reset()
+    curves = plot.make_curves(
+        plot.load_runs([str(tmp_path / "mixed")]), "Diagnostics/CumSteps", "ReturnAverage"
+    )
+    assert len(curves) == 6 and all(len(curve.label) > plot.LEGEND_WIDTH for curve in curves)
+    figure = plot._figure(curves, "Diagnostics/CumSteps", "ReturnAverage", None, "mixed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "constrained_layout not applied" is a UserWarning
+        figure.savefig(tmp_path / "mixed.png", dpi=100)
+    texts = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
+    assert [text.replace("\n", ", ") for text in texts] == [curve.label for curve in curves]
+    assert max(len(line) for text in texts for line in text.split("\n")) <= plot.LEGEND_WIDTH
+    panel = figure.axes[0].get_window_extent()
+    legend = figure.axes[0].get_legend().get_window_extent()
+    assert legend.x0 >= panel.x1  # beside the panel, not over the curves
+    assert legend.x1 <= figure.bbox.x1 and legend.y0 >= figure.bbox.y0  # inside the figure
+    assert panel.height >= 0.5 * legend.height  # the row grew with the legend
