@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import multiprocessing as mp
-import os
 import pickle
 import statistics
 import time
@@ -36,6 +35,7 @@ from collections.abc import Callable
 import numpy as np
 
 from rlpyt.envs.traj_info import TrajInfoBatch, TrajInfoFactory
+from rlpyt.utils.launching.cpus import set_cpu_affinity
 
 SIZES = (4, 54, 703)
 BUFFER_BYTES = 1 << 24  # room for the largest report, pickled
@@ -52,23 +52,18 @@ def report(n: int) -> list:
     return batch.finish(list(range(n)), np.zeros((n, 4), dtype=np.float32))
 
 
-def _pin(cpu: int) -> None:
-    if hasattr(os, "sched_setaffinity") and cpu < len(os.sched_getaffinity(0)):
-        os.sched_setaffinity(0, {cpu})
-
-
 # -- the worker side of each channel ------------------------------------------------------------
 
 
 def queue_worker(start, queue, payload: list, n: int) -> None:  # noqa: ANN001
-    _pin(WORKER_CPU)
+    set_cpu_affinity(WORKER_CPU)
     for _ in range(n):
         start.acquire()
         queue.put(("batch", 0, payload))
 
 
 def shared_worker(start, done, buffer, payload: list, n: int) -> None:  # noqa: ANN001
-    _pin(WORKER_CPU)
+    set_cpu_affinity(WORKER_CPU)
     view = np.frombuffer(buffer, dtype=np.uint8)
     for _ in range(n):
         start.acquire()
@@ -79,7 +74,7 @@ def shared_worker(start, done, buffer, payload: list, n: int) -> None:  # noqa: 
 
 
 def semaphore_worker(start, done, n: int) -> None:  # noqa: ANN001
-    _pin(WORKER_CPU)
+    set_cpu_affinity(WORKER_CPU)
     for _ in range(n):
         start.acquire()
         done.release()
@@ -152,7 +147,7 @@ def main() -> None:
     parser.add_argument("--round-trips", type=int, default=2000)
     args = parser.parse_args()
     ctx = mp.get_context("fork")
-    _pin(MASTER_CPU)
+    set_cpu_affinity(MASTER_CPU)
     n = args.round_trips
     rows: dict[str, list[float]] = {}
     for _ in range(args.repeats):

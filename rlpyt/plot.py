@@ -311,22 +311,23 @@ def _figure(curves: list[Curve], x: str, y: str, split: str | None, title: str) 
         from matplotlib.figure import Figure  # noqa: PLC0415 (optional extra)
     except ImportError as error:
         raise ImportError('rlpyt.plot needs matplotlib: pip install "rlpyt[plot]"') from error
-    panels = list(dict.fromkeys(curve.panel for curve in curves))
-    labels = {id(curve): legend_label(curve) for curve in curves}
-    lines = {p: sum(labels[id(c)].count("\n") + 1 for c in curves if c.panel == p) for p in panels}
+    panels: dict[Any, list[tuple[Curve, str]]] = {}  # panel -> its curves and legend labels
+    for curve in curves:
+        panels.setdefault(curve.panel, []).append((curve, legend_label(curve)))
+    lines = {p: sum(label.count("\n") + 1 for _, label in cs) for p, cs in panels.items()}
     beside = max(lines.values()) > LEGEND_INSIDE_LINES
     n_cols = min(3, len(panels))
     n_rows = math.ceil(len(panels) / n_cols)
     width = 5.5 + (0.09 * LEGEND_WIDTH if beside else 0.0)  # inches per panel
     # A legend beside its panel may be taller than it: the row grows to hold it (small font:
     # about 0.17 inch per line, 0.08 between entries, 1 for titles and margins).
-    entries = max(sum(c.panel == p for c in curves) for p in panels)
+    entries = max(len(cs) for cs in panels.values())
     height = max(4.0, 0.17 * max(lines.values()) + 0.08 * entries + 1.0) if beside else 4.0
     figure = Figure(figsize=(width * n_cols, height * n_rows), layout="constrained")
     axes = figure.subplots(n_rows, n_cols, squeeze=False).ravel()
-    for ax, panel in zip(axes, panels, strict=False):
-        for curve in (c for c in curves if c.panel == panel):
-            (line,) = ax.plot(curve.x, curve.mean, label=labels[id(curve)])
+    for ax, (panel, panel_curves) in zip(axes, panels.items(), strict=False):
+        for curve, label in panel_curves:
+            (line,) = ax.plot(curve.x, curve.mean, label=label)
             low, high = curve.low, curve.high
             if low is None or high is None:
                 low, high = curve.mean - curve.std, curve.mean + curve.std
