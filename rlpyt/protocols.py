@@ -550,6 +550,13 @@ class AsyncSampler(Protocol):
         """In the sampler process: build the envs and collectors."""
         ...
 
+    def busy_processes(self, affinity: dict) -> int:
+        """Processes that keep a CPU busy while sampling with ``affinity``.
+
+        Called after ``async_initialize``; the optimizer leaves them those CPUs.
+        """
+        ...
+
     def obtain_samples(self, itr: int, db_idx: int = 0) -> list[TrajInfo]:
         """Fill half ``db_idx`` of the double buffer; returns the completed TrajInfos."""
         ...

@@ -91,6 +91,10 @@ def build_components(spec: RunSpec, check: bool = False) -> Components:
             option the chosen classes do not take, or a value they refuse (each message says
             what is wrong).
     """
+    if spec.cpus:  # first, so that worker counts and thread decisions see only these CPUs
+        from rlpyt.utils.launching.cpus import restrict_to_cpus  # noqa: PLC0415
+
+        restrict_to_cpus(spec.cpus)
     built = build_config(resolve(spec))
     components = instantiate(built)
     if check:
@@ -251,18 +255,40 @@ def _require(accepted: list[str], keyword: str, flag: str, built: BuiltConfig) -
 
 
 def affinity(built: BuiltConfig) -> Any:
-    """The runner's affinity: unpinned worker CPUs; one dict per rank; async's two parts."""
+    """The runner's affinity: unpinned worker CPUs; one dict per rank; async's two parts.
+
+    Torch threads are decided by each process from its CPUs and model, unless
+    ``--torch-threads`` sets them (:func:`with_torch_threads`).
+    """
     spec = built.resolution.spec
     workers = worker_affinity(spec)
     gpu = {} if spec.cuda_idx is None else {"cuda_idx": check_cuda_idx(spec.cuda_idx)}
     if built.runner == "async":
-        return {"optimizer": [gpu], "sampler": workers}
-    if built.runner == "sync":
+        found: Any = {"optimizer": [gpu], "sampler": workers}
+    elif built.runner == "sync":
         from rlpyt.runners.sync_ranks import torchrun_env  # noqa: PLC0415
 
-        rank = dict(workers, master_torch_threads=1, set_affinity=False, **gpu)
-        return rank if torchrun_env() is not None else [rank] * (spec.ranks or DEFAULT_RANKS)
-    return dict(workers, **gpu)
+        rank = dict(workers, set_affinity=False, **gpu)
+        found = rank if torchrun_env() is not None else [rank] * (spec.ranks or DEFAULT_RANKS)
+    else:
+        found = dict(workers, **gpu)
+    return with_torch_threads(found, spec.torch_threads)
+
+
+def with_torch_threads(affinity: Any, threads: int | None) -> Any:
+    """``affinity`` with its training process's torch threads set to ``threads`` (if given).
+
+    The master's ``master_torch_threads`` (each rank's, for a list of ranks), or the async
+    optimizer's ``torch_threads``; sampler workers keep their one thread.
+    """
+    if threads is None:
+        return affinity
+    if isinstance(affinity, list):
+        return [with_torch_threads(rank, threads) for rank in affinity]
+    if "optimizer" in affinity:
+        optimizer = [dict(entry, torch_threads=threads) for entry in affinity["optimizer"]]
+        return type(affinity)(affinity, optimizer=optimizer)
+    return type(affinity)(affinity, master_torch_threads=threads)
 
 
 def check_cuda_idx(cuda_idx: int) -> int:

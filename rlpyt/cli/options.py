@@ -51,6 +51,29 @@ def algorithms_help() -> str:
     )
 
 
+def _cpus_callback(
+    ctx: click.Context, param: click.Parameter, value: str | None
+) -> list[int] | None:
+    """``--cpus``: a CPU list this process may use, or a usage error saying which it may."""
+    if value is None:
+        return None
+    from rlpyt.utils.launching.cpus import allowed_cpus, parse_cpu_list  # noqa: PLC0415
+
+    try:
+        cpus = parse_cpu_list(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    outside = sorted(set(cpus) - set(allowed_cpus()))
+    if outside:
+        raise click.BadParameter(
+            f"CPUs {outside} are not available to this process; it may use "
+            f"{', '.join(map(str, allowed_cpus()))}.",
+            ctx=ctx,
+            param=param,
+        )
+    return list(cpus)
+
+
 def _set_callback(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict:
     try:
         return parse_assignments(values)
@@ -86,6 +109,18 @@ RUN_OPTIONS: list[Callable[[Callable], Callable]] = [
                  help="Train on GPU N (the runner's affinity cuda_idx; with --sampler gpu or "
                       "alternating the sampler's batched forward runs there too). Default: "
                       "the CPU."),
+    click.option("--cpus", "cpus", metavar="LIST", default=None, callback=_cpus_callback,
+                 help="Run only on these CPUs (e.g. 0-3 or 0,2), as under taskset: the run's "
+                      "processes stay on them, and worker counts and torch threads are decided "
+                      "from them (the affinity's master_cpus/workers_cpus in a script). Default: "
+                      "every CPU this process may use."),
+    click.option("--torch-threads", "torch_threads", type=click.IntRange(min=1), default=None,
+                 metavar="N",
+                 help="Torch threads of the training process (the affinity's "
+                      "master_torch_threads; the optimizer's torch_threads under --runner "
+                      "async), at most its CPUs. Default: one for MLPs, one per CPU it may use "
+                      "for convolutional models; the run's first log line says what was "
+                      "decided and why (docs/samplers.md, On a shared machine)."),
     click.option("--n-workers", type=click.IntRange(min=1), default=None,
                  help="Worker processes of a parallel sampler. Default: one per allowed CPU "
                       "(at most one per env)."),

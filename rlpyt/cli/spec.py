@@ -54,6 +54,11 @@ class RunSpec:
             entity, group, tags; ``{}`` for W&B's defaults); None: no W&B.
         cuda_idx: The GPU that trains (the runner's ``affinity["cuda_idx"]``; every rank of a
             ``sync`` run, the optimizer of an ``async`` one); None: the CPU.
+        torch_threads: Torch intra-op threads of the training process (the affinity's
+            ``master_torch_threads``; an ``async`` run's optimizer ``torch_threads``); None:
+            decided from its CPUs and model (:mod:`rlpyt.utils.launching.threads`).
+        cpus: OS CPU numbers the run's processes are restricted to, as under ``taskset``;
+            None: every CPU this process may use.
     """
 
     algo: str
@@ -79,6 +84,8 @@ class RunSpec:
     snapshot_replay: bool = False
     wandb: dict[str, Any] | None = None
     cuda_idx: int | None = None
+    torch_threads: int | None = None
+    cpus: list[int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-serializable dict (``from_dict`` inverts it)."""

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from rlpyt.cli.compose import Components, build_components
+from rlpyt.cli.compose import Components, build_components, with_torch_threads
 from rlpyt.cli.options import AlgorithmType, algorithms_help, run_options, spec_from_options
 from rlpyt.cli.spec import RunSpec
 from rlpyt.cli.wandb_options import wandb_from_options, wandb_options
@@ -54,7 +54,8 @@ def run_training(
     if components is None:
         components = build_components(spec)
     if affinity is not None and components.runner_kind == "minibatch":
-        components.runner_kwargs["affinity"] = affinity  # sync and async keep their own form
+        # sync and async keep their own form
+        components.runner_kwargs["affinity"] = with_torch_threads(affinity, spec.torch_threads)
     runner = components.make_runner()
     run_dir = os.path.join(spec.log_dir, f"run_{spec.run_ID}")
     runner.resume_hint = f"rlpyt train --resume {run_dir}"  # the runner's hints speak CLI

@@ -18,6 +18,7 @@ in :mod:`rlpyt.runners.diagnostics`, the divergence guard in :mod:`rlpyt.runners
 from __future__ import annotations
 
 import math
+import os
 import time
 import warnings
 from collections.abc import Iterator
@@ -43,6 +44,14 @@ from rlpyt.runners.snapshot import (
 )
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.launching.affinity import set_cpu_affinity
+from rlpyt.utils.launching.threads import (
+    ThreadDecision,
+    agent_modules,
+    decide_torch_threads,
+    openmp_wait_policy,
+    process_cpus,
+    set_torch_threads,
+)
 from rlpyt.utils.logging import logger
 from rlpyt.utils.logging.context import record_resolved_config
 from rlpyt.utils.seed import make_seed, set_seed
@@ -207,22 +216,51 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
             flush_denormal=affinity.get("flush_denormal", True),
         )
 
+    def ranks_beside(self) -> int:
+        """Hook: CPUs that the other ranks of this run keep busy on this process's CPUs.
+
+        Zero for one rank, and for ranks pinned to CPUs of their own (``master_cpus``); else
+        the ranks on this machine share its CPUs equally.
+        """
+        if self.world_size <= 1 or self.master_affinity()["cpus"] is not None:
+            return 0
+        local_ranks = int(os.environ.get("LOCAL_WORLD_SIZE", self.world_size))
+        n_cpus = len(process_cpus())
+        return n_cpus - max(1, n_cpus // max(local_ranks, 1))
+
     def _set_master_affinity(self) -> None:
-        """Pin this (the training) process, set torch's threads and flush denormals."""
+        """Pin this (the training) process and flush denormals; threads come once the model is.
+
+        Pinning comes first, before the sampler starts its workers; the thread count waits for
+        :meth:`_set_master_threads`, which needs the agent's model.
+        """
         master = self.master_affinity()
         cpus = master["cpus"]
         if cpus is not None and master["set_affinity"]:
             set_cpu_affinity(cpus)
-        threads = master["torch_threads"]
-        if threads is None and cpus is not None:
-            threads = len(cpus)
-        if threads is not None:
-            torch.set_num_threads(int(threads))
-        flushed = flush_denormals(master)
+        self._denormals_flushed = flush_denormals(master)
+
+    def _set_master_threads(self, busy_beside: int = 0) -> ThreadDecision:
+        """Decide and set this process's torch threads from its CPUs and model; log them.
+
+        Args:
+            busy_beside: CPUs that processes running at the same time as the training keep
+                busy (AsyncRl's sampler side; the other ranks of an unpinned SyncRl run).
+        """
+        master = self.master_affinity()
+        decision = decide_torch_threads(
+            requested=master["torch_threads"],
+            cpus=master["cpus"],
+            modules=agent_modules(self.agent),
+            busy_beside=busy_beside,
+        )
+        set_torch_threads(decision)
         logger.log(
             f"Runner master CPU affinity: {_cpu_affinity()}; torch threads: "
-            f"{torch.get_num_threads()}; denormals flushed to zero: {flushed}."
+            f"{decision.describe()}; {openmp_wait_policy()}; denormals flushed to zero: "
+            f"{getattr(self, '_denormals_flushed', False)}."
         )
+        return decision
 
     def get_traj_info_kwargs(self) -> dict:
         """TrajInfo keywords: the algorithm's discount for DiscountedReturn."""
@@ -550,6 +588,7 @@ class MinibatchRlBase(TrainingRunnerBase[Sampler]):
         self.itr_batch_size = self.sampler.batch_spec.size * self.world_size
         n_itr = self.get_n_itr()
         self.agent.to_device(self.affinity.get("cuda_idx", None))
+        self._set_master_threads(self.ranks_beside())
         if self.world_size > 1:
             self.agent.data_parallel()
         self.algo.initialize(

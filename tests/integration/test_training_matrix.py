@@ -17,6 +17,7 @@ from rlpyt.envs.gym import make as gym_make
 from rlpyt.runners.minibatch_rl import MinibatchRl, MinibatchRlEval
 from rlpyt.samplers.parallel.cpu.collectors import CpuResetCollector, CpuWaitResetCollector
 from rlpyt.samplers.serial.sampler import SerialSampler
+from rlpyt.utils.launching.threads import process_cpus
 from rlpyt.utils.logging import logger
 
 ENVS = {
@@ -152,12 +153,32 @@ def test_n_itr_rounds_up_to_whole_batches_and_says_so():
     assert math.isclose(runner.n_itr, 3)
 
 
-def test_affinity_sets_torch_threads_and_cpus():
+def test_startup_decides_torch_threads_from_the_model():
+    """An MLP trains on one thread, a convolutional model on every CPU the process may use."""
+    threads = torch.get_num_threads()
+    n_cpus = len(process_cpus())
+    try:
+        torch.set_num_threads(2)
+        run(gym_make, dict(id="CartPole-v1"), ClassicFfAgent(), A2C(), CpuResetCollector, n_itr=1)
+        assert torch.get_num_threads() == 1
+        torch.set_num_threads(1)
+        pong = dict(game="pong", num_img_obs=2)
+        run(AtariEnv, pong, AtariFfAgent(), A2C(), CpuResetCollector, T=2, B=1, n_itr=1)
+        assert torch.get_num_threads() == n_cpus
+    finally:
+        torch.set_num_threads(threads)
+
+
+def test_affinity_torch_threads_are_used_as_given_within_the_cpus():
     threads = torch.get_num_threads()
     try:
         runner = run(gym_make, dict(id="CartPole-v1"), ClassicFfAgent(), A2C(), CpuResetCollector)
-        runner.affinity = dict(master_cpus=[0], master_torch_threads=1, set_affinity=False)
-        runner._set_master_affinity()
-        assert torch.get_num_threads() == 1
+        runner.affinity = dict(master_torch_threads=2, set_affinity=False)
+        decision = runner._set_master_threads()
+        assert torch.get_num_threads() == decision.threads == min(2, len(process_cpus()))
+        runner.affinity = dict(master_cpus=[process_cpus()[0]], master_torch_threads=4)
+        assert runner._set_master_threads().threads == torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(threads)
+
+

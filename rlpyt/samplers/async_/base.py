@@ -23,14 +23,13 @@ import ctypes
 import multiprocessing as mp
 from typing import TYPE_CHECKING, Any
 
-import torch
-
 from rlpyt.envs.traj_info import TrajInfoFactory
 from rlpyt.samplers.buffer import build_samples_buffer
 from rlpyt.samplers.parallel.base import ParallelSamplerBase
 from rlpyt.samplers.vector import make_example_env
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.launching.affinity import set_cpu_affinity, validate_affinity
+from rlpyt.utils.launching.threads import decide_torch_threads, set_torch_threads
 
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
@@ -56,6 +55,13 @@ class AsyncSamplerMixin:
     samples_pyt: Samples
     agent: Any  # BaseAgent: async_cpu, recv_shared_memory are not in the Agent protocol
     _build_buffers: Any  # (agent, env, bootstrap_value) -> examples; allocates half 0
+
+    def busy_processes(self, affinity: dict) -> int:
+        """Processes that keep a CPU busy while this sampler samples: its own (it steps envs).
+
+        The optimizer's thread decision subtracts them from the CPUs it shares with them.
+        """
+        return 1
 
     def async_initialize(
         self,
@@ -142,7 +148,8 @@ def pin_sampler_process(affinity: dict) -> None:
         set_cpu_affinity(cpus)
     # The sampler process only runs the agent's forward passes; more threads contend with
     # the optimizer and the workers.
-    torch.set_num_threads(int(affinity.get("master_torch_threads") or 1))
+    requested = affinity.get("master_torch_threads") or 1
+    set_torch_threads(decide_torch_threads(requested=requested, cpus=cpus or None))
 
 
 class AsyncParallelSamplerMixin(AsyncSamplerMixin):
@@ -186,6 +193,10 @@ class AsyncParallelSamplerMixin(AsyncSamplerMixin):
         self._prepare_sampler_agent(self.agent)
         self._start_workers()
         self._prepare_master_agent(self.agent)
+
+    def busy_processes(self, affinity: dict) -> int:
+        """The workers, which step envs while the sampler process mostly waits for them."""
+        return int(self._get_n_worker(affinity))
 
     def _build_parallel_ctrl(self, ctx: BaseContext, workers: WorkerGroup) -> None:
         super()._build_parallel_ctrl(ctx, workers)  # type: ignore[misc]

@@ -28,14 +28,13 @@ from collections.abc import Callable, Sequence
 from multiprocessing.synchronize import Semaphore
 from typing import TYPE_CHECKING, Any
 
-import torch
-
 from rlpyt.envs.base import Env, EnvStep
 from rlpyt.envs.vector import is_vector_env_maker
 from rlpyt.samplers.state import collector_state, load_collector_state
 from rlpyt.samplers.vector import collector_class, make_envs
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.launching.affinity import set_cpu_affinity
+from rlpyt.utils.launching.threads import decide_torch_threads, set_torch_threads
 from rlpyt.utils.seed import set_seed
 
 WORKER_POLL_SECONDS = 1.0  # worker: interval of master-liveness checks while waiting
@@ -163,11 +162,15 @@ def build_envs(
 def initialize_worker(
     rank: int, seed: int | None, cpus: int | Sequence[int] | None, torch_threads: int
 ) -> None:
-    """Pin CPUs (only if ``cpus`` given), set torch threads, seed the global RNGs."""
+    """Pin CPUs (only if ``cpus`` given), set torch threads, seed the global RNGs.
+
+    ``torch_threads`` is the affinity's ``worker_torch_threads`` (default one: the workers
+    already fill the cores, and their small forward passes gain nothing from more), capped at
+    the worker's CPUs.
+    """
     if cpus is not None:
         set_cpu_affinity(cpus)
-    # One thread per worker: workers already fill the cores, more threads only contend.
-    torch.set_num_threads(int(torch_threads))
+    set_torch_threads(decide_torch_threads(requested=torch_threads, cpus=cpus))
     if seed is not None:
         set_seed(seed + rank)
 

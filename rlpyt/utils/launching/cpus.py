@@ -186,3 +186,63 @@ def set_cpu_affinity(cpus: Iterable[int] | int) -> tuple[int, ...] | None:
         )
         return None
     return pinned
+
+
+def parse_cpu_list(text: str) -> tuple[int, ...]:
+    """OS CPU numbers from ``"0,2"``, ``"0-3"`` or ``"0-3,6"`` (as ``taskset -c`` reads them).
+
+    Raises:
+        ValueError: not such a list, a range that runs backwards, or no CPU at all.
+    """
+    cpus: set[int] = set()
+    for token in text.replace(" ", "").split(","):
+        if not token:
+            continue
+        first, dash, last = token.partition("-")
+        try:
+            low, high = int(first), int(last if dash else first)
+        except ValueError:
+            raise ValueError(
+                f"{text!r} is not a CPU list; write CPU numbers and ranges, e.g. 0,1 or 0-3,6."
+            ) from None
+        if low < 0 or high < low:
+            raise ValueError(f"{token!r} in {text!r} is not a range of CPU numbers (e.g. 0-3).")
+        cpus.update(range(low, high + 1))
+    if not cpus:
+        raise ValueError(f"{text!r} names no CPU; write e.g. 0,1 or 0-3.")
+    return tuple(sorted(cpus))
+
+
+def restrict_to_cpus(cpus: Iterable[int]) -> tuple[int, ...]:
+    """Run this process, and every process it starts, on ``cpus`` only (as ``taskset -c``).
+
+    Pins the process (where the OS has affinity calls) and records ``cpus`` as the allowed set
+    (:data:`ALLOWED_CPUS_ENV`), so worker counts, affinity codes and torch threads derive
+    from them. Idempotent.
+
+    Raises:
+        ValueError: a CPU this process may not use; the message lists those it may.
+    """
+    wanted = tuple(sorted(set(cpus)))
+    allowed = allowed_cpus()
+    outside = sorted(set(wanted) - set(allowed))
+    if not wanted or outside:
+        raise ValueError(
+            f"CPUs {outside or list(wanted)} are not available to this process; it may use "
+            f"{_cpu_ranges(allowed)}."
+        )
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, wanted)
+    os.environ[ALLOWED_CPUS_ENV] = ",".join(str(c) for c in wanted)
+    return wanted
+
+
+def _cpu_ranges(cpus: Iterable[int]) -> str:
+    """``0-3,6`` for CPUs 0, 1, 2, 3 and 6."""
+    runs: list[list[int]] = []
+    for cpu in sorted(cpus):
+        if runs and cpu == runs[-1][1] + 1:
+            runs[-1][1] = cpu
+        else:
+            runs.append([cpu, cpu])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)

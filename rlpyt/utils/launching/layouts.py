@@ -87,7 +87,7 @@ def sampler_affinity(
         all_cpus=master_cpus,
         master_cpus=master_cpus,
         workers_cpus=workers_cpus(worker_cores, p.cpw, p.offset, bool(p.alt)),
-        master_torch_threads=len(cores),
+        master_torch_threads=None,  # decided by the runner from its CPUs and model
         worker_torch_threads=p.cpw,
         cuda_idx=cuda_idx,
         alternating=bool(p.alt),
@@ -218,7 +218,7 @@ def async_cpu_affinity(slot: int, p: AffinityParams) -> AttrDict:
 
 def _optimizer_entry(cores: Sequence[int], cuda_idx: int | None, p: AffinityParams) -> dict:
     cpus = with_hyperthreads(cores, p.offset)
-    return dict(cpus=cpus, cuda_idx=cuda_idx, torch_threads=len(cores), set_affinity=bool(p.saf))
+    return dict(cpus=cpus, cuda_idx=cuda_idx, torch_threads=None, set_affinity=bool(p.saf))
 
 
 def _async_record(optimizer: list[dict], sampler: AttrDict | list, p: AffinityParams) -> AttrDict:

@@ -166,7 +166,8 @@ def test_cpu_affinity_structure(machine):
     assert set(aff) == SINGLE_KEYS
     assert aff.master_cpus == aff.all_cpus == (2, 3, 6, 7)
     assert aff.workers_cpus == ((2, 6), (3, 7))
-    assert (aff.master_torch_threads, aff.worker_torch_threads) == (2, 1)
+    # The master's threads are decided by the runner from its CPUs and model.
+    assert (aff.master_torch_threads, aff.worker_torch_threads) == (None, 1)
     assert aff.cuda_idx is None and aff.set_affinity and not aff.alternating
 
 
@@ -232,7 +233,7 @@ def test_async_without_gpu_runs_on_cpu(machine):
     aff = make_affinity(
         n_cpu_core=4, cpu_per_run=4, async_sample=True, hyperthread_offset=0, n_socket=1
     )
-    assert aff.optimizer == [dict(cpus=(0,), cuda_idx=None, torch_threads=1, set_affinity=True)]
+    assert aff.optimizer == [dict(cpus=(0,), cuda_idx=None, torch_threads=None, set_affinity=True)]
     assert aff.sampler.workers_cpus == ((1,), (2,), (3,))
 
 

@@ -1,0 +1,162 @@
+"""The torch-thread decision: CPUs, processes beside, model size, explicit counts, wait policy."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+from torch import nn
+
+from rlpyt.models.mlp import MlpModel
+from rlpyt.utils.launching import threads
+from rlpyt.utils.launching.cpus import allowed_cpus, parse_cpu_list, restrict_to_cpus
+from rlpyt.utils.launching.threads import (
+    HEAVY_PARAMETERS,
+    ThreadDecision,
+    agent_modules,
+    decide_torch_threads,
+    heavy_model,
+    set_torch_threads,
+)
+
+
+@pytest.fixture
+def eight_cpus(monkeypatch):
+    """The process may use CPUs 0-7, whatever this machine has."""
+    monkeypatch.setattr(threads, "process_cpus", lambda cpus=None: tuple(range(8)))
+
+
+def conv_model():
+    return nn.Sequential(nn.Conv2d(4, 16, 8, 4), nn.ReLU(), nn.Flatten())
+
+
+def test_small_mlp_gets_one_thread_on_many_cpus(eight_cpus):
+    decision = decide_torch_threads(modules=[MlpModel(4, [64, 64], 2)])
+    assert decision.threads == 1
+    assert "MLP of 4,610 parameters" in decision.reason
+
+
+def test_no_model_gets_one_thread(eight_cpus):
+    assert decide_torch_threads().threads == 1
+
+
+def test_convolution_gets_one_thread_per_cpu(eight_cpus):
+    decision = decide_torch_threads(modules=[MlpModel(4, [8], 2), conv_model()])
+    assert decision.threads == 8
+    assert "Conv2d" in decision.reason and "(8)" in decision.reason
+
+
+def test_recurrent_layer_counts_as_heavy():
+    assert heavy_model([nn.LSTM(8, 8)])[0]
+
+
+def test_large_mlp_counts_as_heavy(eight_cpus):
+    big = nn.Linear(1000, HEAVY_PARAMETERS // 1000)  # HEAVY_PARAMETERS weights plus biases
+    assert heavy_model([big])[0]
+    assert not heavy_model([nn.Linear(10, 10)])[0]
+    assert decide_torch_threads(modules=[big]).threads == 8
+
+
+def test_processes_beside_take_their_cpus(eight_cpus):
+    assert decide_torch_threads(modules=[conv_model()], busy_beside=3).threads == 5
+    # Never below one thread, however many processes run beside it.
+    assert decide_torch_threads(modules=[conv_model()], busy_beside=20).threads == 1
+
+
+def test_explicit_count_is_used_and_capped(eight_cpus):
+    small = [MlpModel(4, [64], 2)]
+    assert decide_torch_threads(requested=3, modules=small) == ThreadDecision(3, "as asked")
+    capped = decide_torch_threads(requested=32, modules=small)
+    assert capped.threads == 8 and "capped at its 8 CPUs" in capped.reason
+    with pytest.raises(ValueError, match=">= 1"):
+        decide_torch_threads(requested=0)
+
+
+def test_pinned_cpus_bound_the_threads():
+    cpu = allowed_cpus()[0]
+    decision = decide_torch_threads(requested=64, cpus=[cpu], modules=[conv_model()])
+    assert decision.threads == 1
+    assert decide_torch_threads(cpus=[cpu], modules=[conv_model()]).threads == 1
+
+
+def test_cpus_outside_the_allowed_set_fall_back_to_the_process_affinity():
+    outside = max(allowed_cpus()) + 100
+    assert threads.process_cpus([outside]) == threads.process_cpus(None)
+
+
+def test_set_torch_threads_sets_intra_op_threads():
+    before = torch.get_num_threads()
+    try:
+        set_torch_threads(ThreadDecision(2, "test"))
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_agent_modules_skip_targets():
+    class Agent:
+        def __init__(self):
+            self.model = nn.Linear(2, 2)
+            self.target_model = nn.Linear(2, 2)
+            self.q_model = nn.Linear(2, 2)
+            self.name = "not a module"
+
+    agent = Agent()
+    assert agent_modules(agent) == [agent.model, agent.q_model]
+
+
+def _python(code: str, **env: str) -> str:
+    environ = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    environ.update(env)
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=environ, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+REPORT = (
+    "import os, rlpyt; from rlpyt.utils.launching.threads import openmp_wait_policy; "
+    "print(os.environ['OMP_WAIT_POLICY'], rlpyt.OPENMP_WAIT_POLICY, '|', openmp_wait_policy())"
+)
+
+
+def test_importing_rlpyt_first_makes_idle_openmp_threads_sleep():
+    out = _python(REPORT)
+    assert out.startswith("PASSIVE PASSIVE |") and "threads sleep" in out
+
+
+def test_torch_imported_first_keeps_spinning_and_says_so():
+    out = _python("import torch; " + REPORT)
+    assert out.startswith("PASSIVE None |")  # children still get PASSIVE
+    assert "spin" in out and "OMP_WAIT_POLICY=PASSIVE" in out
+
+
+def test_a_users_wait_policy_is_kept():
+    assert _python(REPORT, OMP_WAIT_POLICY="ACTIVE").startswith("ACTIVE ACTIVE |")
+
+
+def test_parse_cpu_list():
+    assert parse_cpu_list("0-3,6") == (0, 1, 2, 3, 6)
+    assert parse_cpu_list(" 2,0,2 ") == (0, 2)
+    for bad in ("a", "3-1", "", ",", "-1"):
+        with pytest.raises(ValueError):
+            parse_cpu_list(bad)
+
+
+def test_restrict_to_cpus_refuses_cpus_not_allowed():
+    outside = max(allowed_cpus()) + 1
+    with pytest.raises(ValueError, match=f"CPUs \\[{outside}\\] are not available"):
+        restrict_to_cpus([outside])
+
+
+def test_restrict_to_cpus_pins_the_process_and_its_children():
+    code = (
+        "import os; from rlpyt.utils.launching.cpus import allowed_cpus, restrict_to_cpus; "
+        "cpu = allowed_cpus()[-1]; restrict_to_cpus([cpu]); "
+        "print(sorted(os.sched_getaffinity(0)) == [cpu], os.environ['RLPYT_ALLOWED_CPUS'] "
+        "== str(cpu))"
+    )
+    if not hasattr(os, "sched_getaffinity"):
+        pytest.skip("no CPU affinity on this OS")
+    assert _python(code) == "True True"
