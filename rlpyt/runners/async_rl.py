@@ -21,8 +21,10 @@ agent and a replay algorithm (DQN family, DDPG, TD3, SAC) and calls ``train()``.
   could append batch k + 1 before batch k, breaking n-step windows across the two).
 
 The throttle: the optimizer's k-th call waits until ``sampler_itr >= 1 + min_steps_learn //
-(T B) + k * batch_size * updates_per_sync / (T B * replay_ratio)``, so ``replay_ratio`` is an
-upper bound on the data reuse; the sampler is never slowed by the optimizer.
+(T B) + k * batch_size * updates_per_sync / (T B * replay_ratio)`` (the throttle point), so the
+data reuse never exceeds ``replay_ratio``. Once learning starts, the sampler waits too, rather
+than run more than ``max_sampler_lead`` batches (default 1) beyond the batch the optimizer needs
+next, so the ratio also holds from below; ``max_sampler_lead=None`` lets it run free.
 
 Failure handling reuses the parallel samplers' :class:`~rlpyt.samplers.parallel.worker_group.
 WorkerGroup`: a child that raises or dies makes the master raise :class:`AsyncRlProcessError`
@@ -41,6 +43,7 @@ import queue
 import signal
 import time
 import traceback
+import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -67,6 +70,9 @@ if TYPE_CHECKING:
 ROLES = ("sampler", "memory copier 0", "memory copier 1")  # WorkerGroup rank -> process
 # The children's process names (ps, mp.active_children, error messages), by WorkerGroup rank.
 PROCESS_NAMES = tuple("rlpyt-async-" + role.replace(" ", "-") for role in ROLES)
+# The sampler held by max_sampler_lead re-checks the throttle point (and that the master lives)
+# this often while it sleeps: a backstop, since the master's release normally wakes it at once.
+THROTTLE_RECHECK_SECONDS = 0.1
 
 
 class AsyncRlProcessError(RuntimeError):
@@ -105,11 +111,19 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
             (in the optimizer's dict or at the top; default True) as ``MinibatchRl``'s.
         seed: Global seed (random if None); the sampler's envs get ``seed + 1 + index``.
         log_interval_steps: Sampled env steps between logged rows (and a row at the end).
-        max_sampler_lead: None (rlpyt): the sampler never waits, and ``replay_ratio`` is only
-            an upper bound (with envs cheaper than an update, the data reuse falls far below
-            it). An integer k >= 0: once learning starts, the sampler waits rather than run
-            more than k batches ahead of what the optimizer has consumed at ``replay_ratio``,
-            so the ratio holds from both sides while sampling still overlaps optimization.
+        max_sampler_lead: Batches the sampler may run beyond the one the optimizer needs next
+            (an integer k >= 0; default 1). Once learning starts the sampler waits rather than
+            run further ahead, so the run trains at ``replay_ratio`` on any machine: from
+            above the optimizer waits for data, from below the sampler waits for updates.
+            1 is the smallest lead at which both sides work at once (the sampler fills batch
+            i + 1 while the optimizer trains on batch i); with one sampler and one optimizer a
+            larger lead adds no overlap, only absorbs jitter, and costs accuracy (at any row
+            the run is at most k + 1 batches of updates short of the ratio) and freshness
+            (the data is sampled by weights up to k batches of updates older). 0 alternates
+            sampling and optimization. None (rlpyt's behaviour): the sampler never waits and
+            ``replay_ratio`` is only an upper bound; with envs cheaper than an update the
+            data reuse falls far below it, and every row where it is below half of what the
+            throttle would give warns.
         check_finite: As MinibatchRl's: the optimizer stops the run at the first optimization
             whose loss, gradient norm or parameters are not finite.
     """
@@ -130,7 +144,7 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
         affinity: dict | None = None,
         seed: int | None = None,
         log_interval_steps: float = 1e5,
-        max_sampler_lead: int | None = None,
+        max_sampler_lead: int | None = 1,
         check_finite: bool = True,
     ):
         super().__init__(
@@ -155,7 +169,7 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
 
         Rows are logged as the sampler passes log points (its reports).
         """
-        self.ctrl.throttle_itr.value = self.throttle_itr
+        self.publish_throttle()
         self.ctrl.go.release()
         while not self._finished:
             yield from self.wait_for_throttle()
@@ -172,7 +186,22 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
             self.diagnostics.store(max(sampler_itr, 0), [], opt_info)
             self.opt_itr += 1
             self.throttle_itr += self.throttle_step
-            self.ctrl.throttle_itr.value = self.throttle_itr
+            self.publish_throttle()
+
+    def publish_throttle(self) -> None:
+        """Share the throttle point; wake the sampler if it waits for this point or less.
+
+        The sampler posts the point it waits to pass (``throttle_wanted``), then checks the
+        point once more before it sleeps; this side sets the point, then reads the post. So
+        one of the two sees the other's write (no lock either side could die holding; the
+        sampler's timed wait backs this up), and the sampler is woken once per wait, not at
+        every optimization (:func:`wait_for_optimizer`).
+        """
+        ctrl = self.ctrl
+        ctrl.throttle_itr.value = self.throttle_itr
+        if self.throttle_itr > ctrl.throttle_wanted.value:
+            ctrl.throttle_wanted.value = math.inf
+            ctrl.throttle_opened.release()
 
     def wait_for_throttle(self) -> Iterator[Row]:
         """Handle the sampler's reports until the throttle lets the next optimization run."""
@@ -268,6 +297,7 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
             / (self.itr_batch_size * self.algo.replay_ratio)
         )
         self.throttle_itr: float = 1 + self.algo.min_steps_learn // self.itr_batch_size
+        self.learning_itr = self.throttle_itr  # the batch after which the optimizer starts
         self.record_config()
         return self.n_itr
 
@@ -298,8 +328,12 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
             sampler_itr=ctx.RawValue(ctypes.c_long, start_itr - 1),
             # The sampler iteration the optimizer waits for next (max_sampler_lead reads it).
             throttle_itr=ctx.RawValue(ctypes.c_double, math.inf),
+            # A sampler held by max_sampler_lead posts the throttle_itr it waits to exceed and
+            # sleeps on throttle_opened; the master releases it once throttle_itr passes that.
+            throttle_wanted=ctx.RawValue(ctypes.c_double, math.inf),
+            throttle_opened=ctx.Semaphore(0),
         )
-        group.wake_on_stop += [self.ctrl.go, self.ctrl.finish]
+        group.wake_on_stop += [self.ctrl.go, self.ctrl.finish, self.ctrl.throttle_opened]
         group.wake_on_stop += self.ctrl.sample_ready + self.ctrl.sample_copied
         group.wake_on_stop += self.ctrl.copy_turn
         atexit.register(self.shutdown)
@@ -391,7 +425,29 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
             columns["NonEvalSamplesPerSecond"] = math.nan if first else rate
         columns["UpdatesPerSecond"] = common["UpdatesPerSecond"]
         columns["OptThrottle"] = self.opt_throttle_time
+        if self.max_sampler_lead is None and not pre_training:
+            self.warn_if_sampler_outruns(itr, common["CumReplayRatio"])
         return columns
+
+    def warn_if_sampler_outruns(self, itr: int, achieved: float) -> None:
+        """Warn when a free-running sampler leaves the data reuse below half of the throttle's.
+
+        The throttle's ratio after batch ``itr`` is ``replay_ratio`` times the share of the
+        batches sampled since learning started; rows before learning starts never warn.
+        """
+        configured = self.algo.replay_ratio
+        expected = configured * max(0.0, itr + 1 - self.learning_itr) / (itr + 1)
+        if expected <= 0 or not achieved < expected / 2:
+            return
+        warnings.warn(
+            f"{type(self).__name__}: CumReplayRatio {achieved:.3g} after sampler iteration "
+            f"{itr} is below half of the configured replay_ratio={configured:g} (the throttle "
+            f"would have reached {expected:.3g}): the sampler runs free (max_sampler_lead="
+            "None) and the optimizer falls behind it, so each sample is trained on less than "
+            "configured. Leave max_sampler_lead at its default (1) or set it to an integer to "
+            "make the sampler wait for the optimizer.",
+            stacklevel=2,
+        )
 
     # -- snapshots and resume -----------------------------------------------------------------
 
@@ -465,7 +521,7 @@ class AsyncRl(AsyncRlBase):
         seed: int | None = None,
         log_interval_steps: float = 1e5,
         log_traj_window: int = 100,
-        max_sampler_lead: int | None = None,
+        max_sampler_lead: int | None = 1,
     ):
         super().__init__(
             algo, agent, sampler, n_steps, affinity, seed, log_interval_steps, max_sampler_lead
@@ -611,18 +667,24 @@ def run_sampler(c: AttrDict) -> None:
 def wait_for_optimizer(c: AttrDict, itr: int) -> None:
     """``max_sampler_lead``: hold batch ``itr`` until it is close enough to the optimizer.
 
-    Batch ``itr`` may start once it is at most ``max_sampler_lead`` batches beyond the
-    optimizer's throttle point (the sampler iteration its next optimization waits for). The
-    optimizer's next call needs batch ``throttle_itr`` at most, and the sampler has made
-    every batch before ``itr``, so the two never wait for each other at once.
+    Batch ``itr`` may start once it is at most ``max_sampler_lead`` batches beyond the batch
+    the optimizer's next call waits for (``ceil(throttle_itr)``, so ``throttle_itr >
+    itr - lead - 1``). The sampler has made every batch before ``itr``, so the two never wait
+    for each other at once, also at lead 0, before learning starts (``throttle_itr`` is then
+    the first learning batch) and after a resume. The wait sleeps on ``throttle_opened``,
+    which the master releases (:meth:`AsyncRlBase.publish_throttle`); the timeout re-checks
+    the point and the master's liveness.
     """
-    ctrl, lead = c.ctrl, c.max_sampler_lead
-    polls = 0
-    while itr > ctrl.throttle_itr.value + lead:
-        time.sleep(0.0005)
-        polls += 1
-        if polls % 1000 == 0 and (ctrl.quit.value or os.getppid() != c.parent_pid):
+    ctrl = c.ctrl
+    wanted = itr - c.max_sampler_lead - 1  # the throttle_itr to exceed
+    while ctrl.throttle_itr.value <= wanted:
+        ctrl.throttle_wanted.value = wanted
+        if ctrl.throttle_itr.value > wanted:
+            break  # published between the check and the post: no release is coming
+        ctrl.throttle_opened.acquire(timeout=THROTTLE_RECHECK_SECONDS)
+        if ctrl.quit.value or os.getppid() != c.parent_pid:
             raise MasterGoneError()
+    ctrl.throttle_wanted.value = math.inf
 
 
 def _evaluate(c: AttrDict, itr: int) -> None:

@@ -11,6 +11,7 @@ import math
 import multiprocessing as mp
 import os
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -292,23 +293,65 @@ def test_copiers_append_batches_in_sampling_order():
     np.testing.assert_array_equal(counts, np.arange(replay.t))
 
 
-def test_max_sampler_lead_holds_the_replay_ratio_from_below():
-    """CartPole steps cost far less than an update: without a lead limit the sampler would
-    finish its steps with few updates done; with it, the data reuse reaches the configured
-    ratio (less the batches sampled before learning started and the lead)."""
-    runner = small_runner(
-        AsyncRl, AsyncSerialSampler, DbCpuResetCollector, {}, n_steps=2560, replay_ratio=8
+class SlowDQN(DQN):
+    """An optimizer far slower than the sampler: each call sleeps 4 ms (8 calls per batch)."""
+
+    def optimize_agent(self, itr, samples=None, sampler_itr=None):
+        time.sleep(0.004)
+        return super().optimize_agent(itr, samples, sampler_itr=sampler_itr)
+
+
+def slow_optimizer_run(**runner_kw):
+    """40 batches of 32 CartPole steps under SlowDQN; the rows and the warnings raised."""
+    sampler = AsyncSerialSampler(
+        EnvCls=gym_make,
+        env_kwargs=dict(id="CartPole-v1"),
+        batch_T=T,
+        batch_B=B,
+        CollectorCls=DbCpuResetCollector,
+        max_decorrelation_steps=10,
     )
-    runner.max_sampler_lead = 1
+    algo = SlowDQN(batch_size=16, min_steps_learn=64, replay_size=2_000, replay_ratio=4)
+    runner = AsyncRl(
+        algo, ClassicDqnAgent(), sampler, 40 * T * B, seed=3, log_interval_steps=160, **runner_kw
+    )
     logger.disable()
     try:
-        rows = list(runner.iter_train())
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            rows = list(runner.iter_train())
     finally:
         logger.enable()
-    n_itr = 2560 // (T * B)
-    learning_itrs = n_itr - (1 + 64 // (T * B)) - 1  # after the start, less the lead
+    return runner, rows, [str(w.message) for w in caught]
+
+
+@pytest.mark.timeout(60)  # a sampler and optimizer waiting for each other would hang here
+@pytest.mark.parametrize("runner_kw", [{}, dict(max_sampler_lead=0)], ids=["default", "lead0"])
+def test_the_default_throttle_holds_the_replay_ratio_against_a_slow_optimizer(runner_kw):
+    """The sampler waits for the optimizer by default: the data reuse reaches replay_ratio
+    less the batches before learning started and the lead, however slow the optimizer, and
+    nothing warns. Lead 0 (fractional throttle points, 1/8 batch per call) ends too."""
+    runner, rows, warned = slow_optimizer_run(**runner_kw)
+    n_itr, lead = 40, runner_kw.get("max_sampler_lead", 1)
+    # Batch n_itr - 1 started only once the optimizer's throttle point, from learning_itr on
+    # 1/8 batch per call, passed n_itr - 2 - lead.
+    learning_itr = 1 + 64 // (T * B)
+    floor = 4 * (n_itr - 2 - lead - learning_itr) / n_itr
     reached = rows[-1]["Diagnostics/CumReplayRatio"]
-    assert 8 * learning_itrs / n_itr * 0.9 <= reached <= 8 * 1.1
+    assert floor <= reached <= 4, (floor, reached)
+    assert not [m for m in warned if "max_sampler_lead" in m]
+    assert runner.max_sampler_lead == lead
+
+
+def test_a_free_running_sampler_warns_that_the_ratio_falls_behind():
+    """max_sampler_lead=None: the optimizer (one call per report, 4 ms each) falls behind a
+    sampler that never waits; every row after learning starts says so, naming the knob."""
+    runner, rows, warned = slow_optimizer_run(max_sampler_lead=None)
+    assert rows[-1]["Diagnostics/CumReplayRatio"] < 2  # half the configured 4
+    notes = [m for m in warned if "max_sampler_lead" in m]
+    assert len(notes) == len(rows) and len(rows) == 8  # every row (the first after learning)
+    assert "replay_ratio=4 " in notes[-1] and "max_sampler_lead=None" in notes[-1]
+    assert f"CumReplayRatio {rows[-1]['Diagnostics/CumReplayRatio']:.3g} " in notes[-1]
 
 
 def test_max_sampler_lead_is_checked():
