@@ -89,7 +89,8 @@ def test_the_refusal_names_what_a_replay_algorithm_lacks():
 
 
 def test_the_refusal_names_what_a_synchronous_sampler_lacks():
-    with pytest.raises(TypeError, match=r"got SerialSampler \(it lacks async_initialize\)"):
+    lacks = r"got SerialSampler \(it lacks async_initialize, busy_processes\)"
+    with pytest.raises(TypeError, match=lacks):
         AsyncRl(DQN(), ClassicDqnAgent(), _sampler(SerialSampler), n_steps=100)
 
 
