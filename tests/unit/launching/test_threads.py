@@ -160,3 +160,37 @@ def test_restrict_to_cpus_pins_the_process_and_its_children():
     if not hasattr(os, "sched_getaffinity"):
         pytest.skip("no CPU affinity on this OS")
     assert _python(code) == "True True"
+
+
+def test_async_optimizer_leaves_the_sampler_side_its_cpus():
+    from rlpyt.agents.dqn.classic import ClassicDqnAgent
+    from rlpyt.algos.dqn.dqn import DQN
+    from rlpyt.envs.gym import make as gym_make
+    from rlpyt.runners.async_rl import AsyncRl
+    from rlpyt.samplers.async_.cpu_sampler import AsyncCpuSampler
+    from rlpyt.samplers.async_.serial_sampler import AsyncSerialSampler
+
+    def runner(SamplerCls, affinity):
+        sampler = SamplerCls(gym_make, dict(id="CartPole-v1"), batch_T=2, batch_B=4)
+        return AsyncRl(DQN(), ClassicDqnAgent(), sampler, n_steps=100, affinity=affinity)
+
+    unpinned = dict(optimizer=[{}], sampler=dict(workers_cpus=[0, 0, 0]))
+    assert runner(AsyncSerialSampler, unpinned).sampler_busy_cpus() == 1
+    assert runner(AsyncCpuSampler, unpinned).sampler_busy_cpus() == 3  # its three workers
+    pinned = dict(optimizer=[dict(cpus=[0])], sampler=dict(workers_cpus=[1, 1]))
+    assert runner(AsyncCpuSampler, pinned).sampler_busy_cpus() == 0  # CPUs of its own
+
+
+def test_unpinned_sync_ranks_share_the_cpus(eight_cpus, monkeypatch):
+    from rlpyt.runners import minibatch_rl
+
+    monkeypatch.setattr(minibatch_rl, "process_cpus", lambda cpus=None: tuple(range(8)))
+    monkeypatch.delenv("LOCAL_WORLD_SIZE", raising=False)
+    rank = object.__new__(minibatch_rl.MinibatchRl)
+    rank.world_size, rank.affinity = 4, {}
+    assert rank.ranks_beside() == 6  # 8 CPUs, 4 ranks: two each
+    assert decide_torch_threads(modules=[conv_model()], busy_beside=6).threads == 2
+    rank.affinity = dict(master_cpus=[0, 1])
+    assert rank.ranks_beside() == 0
+    rank.world_size, rank.affinity = 1, {}
+    assert rank.ranks_beside() == 0
