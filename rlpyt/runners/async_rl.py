@@ -47,8 +47,6 @@ import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-import torch
-
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.protocols import (
     Algorithm,
@@ -63,6 +61,7 @@ from rlpyt.samplers.parallel.worker import MasterGoneError, WorkerError, wait_fo
 from rlpyt.samplers.parallel.worker_group import POLL_SECONDS, WorkerGroup
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.launching.threads import ThreadDecision, set_torch_threads
 
 if TYPE_CHECKING:
     from rlpyt.replays.base import BaseReplayBuffer
@@ -287,6 +286,7 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
         self.start_children(double_buffer, replay, self._start_itr)
         self._set_master_affinity()  # after the children started, so they do not inherit it
         self.agent.to_device(self._optimizer_affinity().get("cuda_idx"))
+        self._set_master_threads(self.sampler_busy_cpus())
         self.algo.optim_initialize(rank=0)
         self.initialize_logging()
         self.opt_itr, self.opt_throttle_time = 0, 0.0
@@ -388,6 +388,16 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
             set_affinity=opt.get("set_affinity", True),
             flush_denormal=flush.get("flush_denormal", True),
         )
+
+    def sampler_busy_cpus(self) -> int:
+        """CPUs the sampler side keeps busy beside the optimizer (0: the optimizer has its own).
+
+        An optimizer pinned to CPUs of its own (``make_affinity(..., async_sample=True)``)
+        shares none; an unpinned one shares the machine with the sampler process or its workers.
+        """
+        if self.master_affinity()["cpus"] is not None:
+            return 0
+        return self.sampler.busy_processes(self._sampler_affinity())
 
     def _check_children(self) -> None:
         if self.group is None:
@@ -701,7 +711,8 @@ def run_copier(c: AttrDict, db: int) -> None:
     and ``samples_to_buffer`` sees the cursor its batch will be written at (R2D1 places its
     input priorities by it). The copier still runs while the sampler fills the other half.
     """
-    torch.set_num_threads(1)  # more threads here only contend (and rlpyt saw hangs)
+    # Copying needs no intra-op threads; more would only contend with the sampler and optimizer.
+    set_torch_threads(ThreadDecision(1, "memory copier"))
     samples, ctrl = c.double_buffer[db], c.ctrl
     while True:
         wait_for_master(ctrl.sample_ready[db], ctrl.quit, c.parent_pid)
