@@ -1,5 +1,7 @@
 """What each CLI flag composes: runner kinds, env backends, configs written for them, flags."""
 
+import dataclasses
+
 import pytest
 
 from rlpyt.cli.compose import build_components
@@ -15,6 +17,21 @@ def test_a_config_written_for_the_async_runner_runs_under_it():
         RunSpec("dqn", config="classic.dqn.cartpole_dqn_async:async", runner="minibatch")
     )
     assert explicit.runner_cls.__name__ == "MinibatchRlEval"
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        RunSpec("dqn", "CartPole-v1", runner="async"),
+        RunSpec("dqn", config="classic.dqn.cartpole_dqn_async:async"),
+    ],
+)
+def test_async_runs_get_the_default_throttle_and_may_run_free(spec):
+    """The config's runner section names no max_sampler_lead: the runner's default (1) holds
+    the replay ratio; ``--set runner.max_sampler_lead=None`` reaches the runner as None."""
+    assert build_components(spec).make_runner().max_sampler_lead == 1
+    free = dataclasses.replace(spec, overrides={"runner.max_sampler_lead": None})
+    assert build_components(free).make_runner().max_sampler_lead is None
 
 
 @pytest.mark.parametrize(
