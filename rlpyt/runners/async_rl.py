@@ -13,8 +13,8 @@ agent and a replay algorithm (DQN family, DDPG, TD3, SAC) and calls ``train()``.
   master releases it once the optimizer is ready, and after a resume has published the
   snapshot's weights); then per batch: wait for the throttle (``max_sampler_lead``; released
   by the master), acquire ``sample_copied[db]`` (released by copier ``db``), fill half ``db``
-  of the double buffer, release ``sample_ready[db]``, send the
-  batch's TrajInfos (and evaluations) to the master, set ``sampler_itr``, flip ``db``.
+  of the double buffer, release ``sample_ready[db]``, send the batch's TrajInfos (and
+  evaluations) to the master, set ``sampler_itr``, flip ``db``.
 - **memory copiers** 0 and 1: copier ``db`` acquires ``sample_ready[db]`` and its turn
   ``copy_turn[db]``, appends half ``db`` to the shared replay (``algo.samples_to_buffer`` then
   ``replay.append_samples``, which takes the replay's write lock), releases the other copier's
