@@ -175,9 +175,11 @@ def torch_threads(n: int | None) -> Iterator[None]:
 
 
 def agent_modules(agent: object) -> list[torch.nn.Module]:
-    """The torch modules an agent trains (its ``model``, ``q_model``, ...), targets excluded."""
-    found = []
-    for name, value in vars(agent).items():
-        if isinstance(value, torch.nn.Module) and "target" not in name:
-            found.append(value)
-    return found
+    """The torch modules an agent trains, named by its ``trained_names``.
+
+    Its ``model``, ``q_model``, ...: not the targets, nor the shared-memory copy that
+    sampler processes read. An agent without ``trained_names`` (not a BaseAgent) has ``model``.
+    """
+    names = getattr(agent, "trained_names", None) or ("model",)
+    modules = (getattr(agent, name, None) for name in names)
+    return [module for module in modules if isinstance(module, torch.nn.Module)]

@@ -94,16 +94,20 @@ def test_set_torch_threads_sets_intra_op_threads():
         torch.set_num_threads(before)
 
 
-def test_agent_modules_skip_targets():
+def test_agent_modules_are_the_trained_ones():
     class Agent:
+        trained_names = ("model", "q_model")
+
         def __init__(self):
             self.model = nn.Linear(2, 2)
+            self.shared_model = nn.Linear(2, 2)
             self.target_model = nn.Linear(2, 2)
             self.q_model = nn.Linear(2, 2)
-            self.name = "not a module"
 
     agent = Agent()
     assert agent_modules(agent) == [agent.model, agent.q_model]
+    del Agent.trained_names
+    assert agent_modules(agent) == [agent.model]
 
 
 def _python(code: str, **env: str) -> str:
