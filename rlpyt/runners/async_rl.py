@@ -691,7 +691,7 @@ def wait_for_optimizer(c: AttrDict, itr: int) -> None:
     while ctrl.throttle_itr.value <= wanted:
         ctrl.throttle_wanted.value = wanted
         if ctrl.throttle_itr.value > wanted:
-            break  # published between the check and the post: no release is coming
+            break  # published in between (a release sent anyway costs a later wait one loop)
         ctrl.throttle_opened.acquire(timeout=THROTTLE_RECHECK_SECONDS)
         if ctrl.quit.value or os.getppid() != c.parent_pid:
             raise MasterGoneError()
