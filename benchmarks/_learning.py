@@ -42,6 +42,27 @@ def set_denormal_flush(on: bool) -> None:
     torch.set_flush_denormal(on)
 
 
+# torch's threads when this module was imported (torch's default), or --threads: what a peer's
+# user gets. Our runners set their own (rlpyt.utils.launching.threads) for the whole process.
+_PEER_THREADS = [torch.get_num_threads()]
+
+
+def set_peer_threads(threads: int) -> None:
+    """Torch threads for the peers' runs (a benchmark's ``--threads``) and for now."""
+    _PEER_THREADS[0] = threads
+    torch.set_num_threads(threads)
+
+
+def run_as_peer() -> None:
+    """Before a peer's (SB3's) run: torch as it is when the peer runs alone.
+
+    Denormals not flushed (:func:`set_denormal_flush`) and torch's default threads (or the
+    benchmark's ``--threads``), whatever our runner set before in this process.
+    """
+    set_denormal_flush(False)
+    torch.set_num_threads(_PEER_THREADS[0])
+
+
 # -- timing -------------------------------------------------------------------------------------
 
 

@@ -85,7 +85,9 @@ from _learning import (  # benchmarks/_learning.py: shared with qpg_speed.py
     median_reached,
     print_rates,
     print_ratio,
+    run_as_peer,
     set_denormal_flush,
+    set_peer_threads,
     short,
     timed_calls,
 )
@@ -335,7 +337,7 @@ def rlpyt_layers_extractor() -> type:
 
 def sb3_pong_rate(args: argparse.Namespace, nature_cnn: bool = False) -> float:
     """SB3 DQN's updates/s on the adapted AtariEnv, ``--warmup`` s after learning starts."""
-    set_denormal_flush(False)  # SB3 as it runs alone
+    run_as_peer()  # SB3 as it runs alone
     import stable_baselines3 as sb3
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -440,7 +442,7 @@ def ours_cartpole(seed: int, cap: int) -> SolveClock:
 def sb3_cartpole(seed: int, cap: int, eval_every: int) -> SolveClock:
     """SB3 DQN with RL-Zoo's CartPole-v1 settings (exploration over 8000 steps as the Zoo's
     16% of its 50k, whatever the cap)."""
-    set_denormal_flush(False)  # SB3 as it runs alone
+    run_as_peer()  # SB3 as it runs alone
     import gymnasium as gym
     import stable_baselines3 as sb3
     from stable_baselines3.common.callbacks import BaseCallback
@@ -643,7 +645,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.threads:
-        torch.set_num_threads(args.threads)
+        set_peer_threads(args.threads)
     logger.disable()
     print(
         f"torch {torch.__version__}, threads: {torch.get_num_threads()}, device {args.device}; "

@@ -107,7 +107,9 @@ from _learning import (  # benchmarks/_learning.py: shared with dqn_speed.py
     median_reached,
     print_rates,
     print_ratio,
+    run_as_peer,
     set_denormal_flush,
+    set_peer_threads,
     short,
     timed_calls,
 )
@@ -381,7 +383,7 @@ def make_sb3(
 
 def sb3_rate(algo_name: str, args: argparse.Namespace) -> float:
     """SB3's updates/s on Pendulum-v1, ``--warmup`` s after learning starts."""
-    set_denormal_flush(False)  # SB3 as it runs alone
+    run_as_peer()  # SB3 as it runs alone
     from stable_baselines3.common.callbacks import BaseCallback
 
     settings = dict(SB3_PENDULUM[algo_name], learning_starts=args.learning_starts)
@@ -408,7 +410,7 @@ def sb3_rate(algo_name: str, args: argparse.Namespace) -> float:
 
 def sb3_pendulum(algo_name: str, seed: int, cap: int, eval_every: int, solved: float) -> SolveClock:
     """SB3 with RL-Zoo's Pendulum-v1 settings until an evaluation averages >= ``solved``."""
-    set_denormal_flush(False)  # SB3 as it runs alone
+    run_as_peer()  # SB3 as it runs alone
     import gymnasium as gym
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.evaluation import evaluate_policy
@@ -438,7 +440,7 @@ def sb3_cheetah(
     algo_name: str, seed: int, steps: int, learning_starts: int | None
 ) -> tuple[float, float]:
     """SB3 with RL-Zoo's MuJoCo settings for ``steps``: (final evaluation mean, seconds)."""
-    set_denormal_flush(False)  # SB3 as it runs alone
+    run_as_peer()  # SB3 as it runs alone
     import gymnasium as gym
     from stable_baselines3.common.evaluation import evaluate_policy
     from stable_baselines3.common.monitor import Monitor
@@ -802,7 +804,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.threads:
-        torch.set_num_threads(args.threads)
+        set_peer_threads(args.threads)
     logger.disable()
     print_settings(args)
     parts = dict(a=part_a, b=part_b, c=part_c)

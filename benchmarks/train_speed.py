@@ -23,7 +23,7 @@ import time
 from collections import deque
 
 import torch
-from _learning import set_denormal_flush  # benchmarks/_learning.py
+from _learning import run_as_peer, set_peer_threads  # benchmarks/_learning.py
 
 from rlpyt.agents.pg.classic import ClassicFfAgent
 from rlpyt.algos.pg.a2c import A2C
@@ -141,7 +141,7 @@ def sb3_run(algo_name: str, seed: int) -> tuple[float, EpisodeClock]:
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.env_util import make_vec_env
 
-    set_denormal_flush(False)  # SB3 as it runs alone
+    run_as_peer()  # SB3 as it runs alone
     clock = EpisodeClock()
 
     class Clocked(BaseCallback):
@@ -216,7 +216,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
     args = parser.parse_args()
     if args.threads:
-        torch.set_num_threads(args.threads)
+        set_peer_threads(args.threads)
     print(
         f"torch threads: {torch.get_num_threads()}; {args.seeds} seeds; target {TARGET} "
         f"(mean of last {WINDOW} episodes)"
