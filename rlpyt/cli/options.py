@@ -118,9 +118,10 @@ RUN_OPTIONS: list[Callable[[Callable], Callable]] = [
                  metavar="N",
                  help="Torch threads of the training process (the affinity's "
                       "master_torch_threads; the optimizer's torch_threads under --runner "
-                      "async), at most its CPUs. Default: one for MLPs, one per CPU it may use "
-                      "for convolutional models; the run's first log line says what was "
-                      "decided and why (docs/samplers.md, On a shared machine)."),
+                      "async), at most its CPUs, fixed for the run. Default: one for small "
+                      "MLPs; for larger and convolutional models one per CPU it may use, fewer "
+                      "while other processes keep CPUs busy. The run's start-up line says what "
+                      "was decided and why (docs/samplers.md, On a shared machine)."),
     click.option("--n-workers", type=click.IntRange(min=1), default=None,
                  help="Worker processes of a parallel sampler. Default: one per allowed CPU "
                       "(at most one per env)."),

@@ -177,6 +177,7 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
                 return
             t0 = time.time()
             self.agent.train_mode(self.opt_itr)
+            self.thread_governor.adapt()
             sampler_itr = int(self.ctrl.sampler_itr.value)
             opt_info = self.algo.optimize_agent(self.opt_itr, sampler_itr=sampler_itr)
             where = f"optimizer iteration {self.opt_itr} (sampler iteration {sampler_itr})"

@@ -46,9 +46,9 @@ from rlpyt.utils.checks import check_number
 from rlpyt.utils.launching.affinity import set_cpu_affinity
 from rlpyt.utils.launching.threads import (
     ThreadDecision,
+    ThreadGovernor,
     agent_modules,
     decide_torch_threads,
-    openmp_wait_policy,
     process_cpus,
     set_torch_threads,
 )
@@ -124,6 +124,8 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
         self.target_reached_itr: int | None = None  # the log point that reached target_reward
         self.rank = 0
         self.world_size = 1
+        # Follows the load once startup decided threads that gain from it (_set_master_threads).
+        self.thread_governor = ThreadGovernor(ThreadDecision(1, "not started"), ())
         self._start_itr = 0
         self.current_itr: int | None = None  # the iteration being run (None: not started)
         self.last_snapshot_itr: int | None = None  # newest iteration saved to disk
@@ -243,6 +245,9 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
     def _set_master_threads(self, busy_beside: int = 0) -> ThreadDecision:
         """Decide and set this process's torch threads from its CPUs and model; log them.
 
+        Models that gain from more threads get a :class:`ThreadGovernor` that keeps the count
+        within the CPUs other processes leave free (:meth:`sample_and_optimize` asks it).
+
         Args:
             busy_beside: CPUs that processes running at the same time as the training keep
                 busy (AsyncRl's sampler side; the other ranks of an unpinned SyncRl run).
@@ -255,9 +260,10 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
             busy_beside=busy_beside,
         )
         set_torch_threads(decision)
+        self.thread_governor = ThreadGovernor(decision, process_cpus(master["cpus"]))
         logger.log(
             f"Runner master CPU affinity: {_cpu_affinity()}; torch threads: "
-            f"{decision.describe()}; {openmp_wait_policy()}; denormals flushed to zero: "
+            f"{decision.describe()}; denormals flushed to zero: "
             f"{getattr(self, '_denormals_flushed', False)}."
         )
         return decision
@@ -531,6 +537,7 @@ class MinibatchRlBase(TrainingRunnerBase[Sampler]):
             samples, traj_infos = self.sampler.obtain_samples(itr)
             t1 = time.time()
             self.agent.train_mode(itr)
+            self.thread_governor.adapt()
             opt_info = self.algo.optimize_agent(itr, samples)
             self.diagnostics.add_times(t1 - t0, time.time() - t1)
         self.progress.advance(self.itr_batch_size)

@@ -1,4 +1,5 @@
-"""The torch-thread decision: CPUs, processes beside, model size, explicit counts, wait policy."""
+"""The torch-thread decision (CPUs, processes beside, model size, explicit counts) and the
+governor that follows the load."""
 
 import os
 import subprocess
@@ -12,12 +13,13 @@ from rlpyt.models.mlp import MlpModel
 from rlpyt.utils.launching import threads
 from rlpyt.utils.launching.cpus import allowed_cpus, parse_cpu_list, restrict_to_cpus
 from rlpyt.utils.launching.threads import (
-    HEAVY_PARAMETERS,
+    THREADED_PARAMETERS,
     ThreadDecision,
+    ThreadGovernor,
     agent_modules,
     decide_torch_threads,
-    heavy_model,
     set_torch_threads,
+    threads_pay,
 )
 
 
@@ -41,21 +43,21 @@ def test_no_model_gets_one_thread(eight_cpus):
     assert decide_torch_threads().threads == 1
 
 
-def test_convolution_gets_one_thread_per_cpu(eight_cpus):
+def test_convolution_gets_one_thread_per_cpu_that_follows_the_load(eight_cpus):
     decision = decide_torch_threads(modules=[MlpModel(4, [8], 2), conv_model()])
-    assert decision.threads == 8
+    assert decision.threads == 8 and decision.follow_load
     assert "Conv2d" in decision.reason and "(8)" in decision.reason
+    assert decision.describe().startswith("up to 8 (")
 
 
-def test_recurrent_layer_counts_as_heavy():
-    assert heavy_model([nn.LSTM(8, 8)])[0]
-
-
-def test_large_mlp_counts_as_heavy(eight_cpus):
-    big = nn.Linear(1000, HEAVY_PARAMETERS // 1000)  # HEAVY_PARAMETERS weights plus biases
-    assert heavy_model([big])[0]
-    assert not heavy_model([nn.Linear(10, 10)])[0]
-    assert decide_torch_threads(modules=[big]).threads == 8
+def test_larger_mlps_get_threads_small_ones_one(eight_cpus):
+    critic = nn.Linear(1000, THREADED_PARAMETERS // 1000)  # the weights alone are enough
+    assert threads_pay([critic])[0]
+    assert not threads_pay([nn.Linear(10, 10)])[0]
+    assert not threads_pay([nn.LSTM(8, 8)])[0]  # a small recurrent model: one thread
+    assert decide_torch_threads(modules=[critic]).threads == 8
+    small = decide_torch_threads(modules=[nn.Linear(10, 10)])
+    assert small.threads == 1 and not small.follow_load
 
 
 def test_processes_beside_take_their_cpus(eight_cpus):
@@ -67,8 +69,9 @@ def test_processes_beside_take_their_cpus(eight_cpus):
 def test_explicit_count_is_used_and_capped(eight_cpus):
     small = [MlpModel(4, [64], 2)]
     assert decide_torch_threads(requested=3, modules=small) == ThreadDecision(3, "as asked")
-    capped = decide_torch_threads(requested=32, modules=small)
+    capped = decide_torch_threads(requested=32, modules=[conv_model()])
     assert capped.threads == 8 and "capped at its 8 CPUs" in capped.reason
+    assert not capped.follow_load  # an explicit count never changes with the load
     with pytest.raises(ValueError, match=">= 1"):
         decide_torch_threads(requested=0)
 
@@ -110,34 +113,69 @@ def test_agent_modules_are_the_trained_ones():
     assert agent_modules(agent) == [agent.model]
 
 
-def _python(code: str, **env: str) -> str:
-    environ = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
-    environ.update(env)
-    done = subprocess.run(
-        [sys.executable, "-c", code], env=environ, capture_output=True, text=True, check=True
-    )
+def _python(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return done.stdout.strip()
 
 
-REPORT = (
-    "import os, rlpyt; from rlpyt.utils.launching.threads import openmp_wait_policy; "
-    "print(os.environ['OMP_WAIT_POLICY'], rlpyt.OPENMP_WAIT_POLICY, '|', openmp_wait_policy())"
-)
+class FakeLoad:
+    """A governor's clock and CPU counters, advanced by hand."""
+
+    def __init__(self, monkeypatch, governor):
+        self.now, self.busy, self.ours = 100.0, 0.0, 0.0
+        monkeypatch.setattr(threads.time, "monotonic", lambda: self.now)
+        monkeypatch.setattr(governor, "busy_seconds", lambda: self.busy)
+        monkeypatch.setattr(governor, "own_seconds", lambda: self.ours)
+
+    def advance(self, seconds, others, ours=2.0):
+        """``seconds`` pass with ``others`` CPUs busy with other processes, ``ours`` with us."""
+        self.now += seconds
+        self.ours += ours * seconds
+        self.busy += (ours + others) * seconds
 
 
-def test_importing_rlpyt_first_makes_idle_openmp_threads_sleep():
-    out = _python(REPORT)
-    assert out.startswith("PASSIVE PASSIVE |") and "threads sleep" in out
+@pytest.fixture
+def restore_threads():
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)
 
 
-def test_torch_imported_first_keeps_spinning_and_says_so():
-    out = _python("import torch; " + REPORT)
-    assert out.startswith("PASSIVE None |")  # children still get PASSIVE
-    assert "spin" in out and "OMP_WAIT_POLICY=PASSIVE" in out
+def test_governor_gives_way_to_a_competitor_and_takes_the_cpus_back(monkeypatch, restore_threads):
+    governor = ThreadGovernor(ThreadDecision(2, "conv", follow_load=True), cpus=(0, 1))
+    load = FakeLoad(monkeypatch, governor)
+    torch.set_num_threads(2)
+    assert governor.adapt() == 2  # the first reading only starts the counters
+    load.advance(1.0, others=0.9, ours=1.1)  # a busy loop squeezed by our spinning threads
+    assert governor.adapt() == 1 == torch.get_num_threads()
+    load.advance(0.5, others=0.0)
+    assert governor.adapt() == 1  # not re-read within the interval
+    load.advance(0.6, others=0.05)
+    assert governor.adapt() == 2 == torch.get_num_threads()
 
 
-def test_a_users_wait_policy_is_kept():
-    assert _python(REPORT, OMP_WAIT_POLICY="ACTIVE").startswith("ACTIVE ACTIVE |")
+def test_governor_threads_for_the_load():
+    governor = ThreadGovernor(ThreadDecision(8, "conv", follow_load=True), cpus=range(8))
+    assert [governor.threads_for(x) for x in (0.0, 0.2, 0.8, 3.0, 7.9, 20.0)] == [8, 8, 7, 5, 1, 1]
+
+
+def test_governor_is_idle_for_one_thread_and_explicit_counts(monkeypatch, restore_threads):
+    for decision in (ThreadDecision(1, "mlp"), ThreadDecision(2, "as asked")):
+        governor = ThreadGovernor(decision, cpus=(0, 1))
+        load = FakeLoad(monkeypatch, governor)
+        torch.set_num_threads(decision.threads)
+        for _ in range(3):
+            load.advance(2.0, others=2.0)
+            assert governor.adapt() == decision.threads
+        assert not governor.active
+
+
+def test_governor_reads_real_counters():
+    governor = ThreadGovernor(ThreadDecision(2, "conv", follow_load=True), allowed_cpus())
+    busy, ours = governor.busy_seconds(), governor.own_seconds()
+    assert busy > 0 and ours > 0
+    sum(range(3_000_000))  # some CPU time of our own
+    assert governor.own_seconds() > ours and governor.busy_seconds() >= busy
 
 
 def test_parse_cpu_list():
