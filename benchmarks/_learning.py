@@ -43,14 +43,22 @@ def set_denormal_flush(on: bool) -> None:
 
 
 # torch's threads when this module was imported (torch's default), or --threads: what a peer's
-# user gets. Our runners set their own (rlpyt.utils.launching.threads) for the whole process.
+# user gets. Our runners decide their own (rlpyt.utils.launching.threads) unless --threads.
 _PEER_THREADS = [torch.get_num_threads()]
+_RUNNER_THREADS: list[int | None] = [None]
 
 
 def set_peer_threads(threads: int) -> None:
-    """Torch threads for the peers' runs (a benchmark's ``--threads``) and for now."""
+    """A benchmark's ``--threads``: torch threads for the peers' runs, ours, and for now."""
     _PEER_THREADS[0] = threads
+    _RUNNER_THREADS[0] = threads
     torch.set_num_threads(threads)
+
+
+def runner_affinity(**entries: Any) -> dict:
+    """Our runner's affinity: ``entries``, plus ``master_torch_threads`` under ``--threads``."""
+    threads = _RUNNER_THREADS[0]
+    return entries if threads is None else dict(entries, master_torch_threads=threads)
 
 
 def run_as_peer() -> None:

@@ -86,6 +86,7 @@ from _learning import (  # benchmarks/_learning.py: shared with qpg_speed.py
     print_rates,
     print_ratio,
     run_as_peer,
+    runner_affinity,
     set_denormal_flush,
     set_peer_threads,
     short,
@@ -188,7 +189,7 @@ def build_pong_runner(
         n_steps=1e12,
         log_interval_steps=1e12,
         seed=seed,
-        affinity=dict(cuda_idx=cuda_idx_of(device)),
+        affinity=runner_affinity(cuda_idx=cuda_idx_of(device)),
     )
     runner.startup()
     if algo.updates_per_optimize != 1:

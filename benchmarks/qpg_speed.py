@@ -108,6 +108,7 @@ from _learning import (  # benchmarks/_learning.py: shared with dqn_speed.py
     print_rates,
     print_ratio,
     run_as_peer,
+    runner_affinity,
     set_denormal_flush,
     set_peer_threads,
     short,
@@ -266,7 +267,7 @@ class PendulumLoop:
             n_steps=1e12,
             log_interval_steps=1e12,
             seed=0,
-            affinity=dict(cuda_idx=cuda_idx_of(device)),
+            affinity=runner_affinity(cuda_idx=cuda_idx_of(device)),
         )
         self.runner.startup()
         # SAC or TD3: updates_per_optimize, min_itr_learn and batch_size are theirs.

@@ -23,7 +23,7 @@ import time
 from collections import deque
 
 import torch
-from _learning import run_as_peer, set_peer_threads  # benchmarks/_learning.py
+from _learning import run_as_peer, runner_affinity, set_peer_threads  # benchmarks/_learning.py
 
 from rlpyt.agents.pg.classic import ClassicFfAgent
 from rlpyt.algos.pg.a2c import A2C
@@ -124,6 +124,7 @@ def rlpyt_run(algo_name: str, seed: int) -> tuple[float, EpisodeClock]:
         n_steps=BUDGET[algo_name],
         log_interval_steps=BUDGET[algo_name],
         seed=seed,
+        affinity=runner_affinity(),
     )
     runner.clock = EpisodeClock()
     logger.disable()
