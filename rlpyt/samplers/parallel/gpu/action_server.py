@@ -31,8 +31,7 @@ about 1,400 to 56 env steps/s next to two busy loops on two cores.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from multiprocessing.synchronize import Semaphore
 from typing import TYPE_CHECKING, Protocol, cast
 
@@ -43,6 +42,7 @@ from rlpyt.protocols import Agent
 from rlpyt.samplers.collections import BatchSpec, StepBuffer
 from rlpyt.utils.buffer import numpify_buffer
 from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.launching.threads import torch_threads
 from rlpyt.utils.shared_memory import SharedNdarray
 
 if TYPE_CHECKING:
@@ -61,20 +61,6 @@ class ServedAgent(Agent, Protocol):
     ) -> torch.Tensor:
         """``V(s)`` for every env, ``[B]``, CPU."""
         ...
-
-
-@contextmanager
-def torch_threads(n: int | None) -> Iterator[None]:
-    """Run the block with ``n`` torch intra-op threads (None: as they are), then restore them."""
-    before = torch.get_num_threads()
-    if n is None or n == before:
-        yield
-        return
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 class ActionServer:
