@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -210,7 +211,17 @@ class ThreadGovernor:
         now = time.monotonic()
         if self._last is not None and now - self._last[0] < self.interval:
             return torch.get_num_threads()
-        busy, ours = self.busy_seconds(), self.own_seconds()
+        try:
+            busy, ours = self.busy_seconds(), self.own_seconds()
+        except (OSError, psutil.Error) as err:  # no CPU counters here (an unusual container)
+            self.active = False
+            warnings.warn(
+                f"Torch threads stay at {torch.get_num_threads()}: this machine's CPU counters "
+                f"cannot be read ({err}); set --torch-threads (master_torch_threads) to choose.",
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            return torch.get_num_threads()
         if self._last is not None:
             elapsed = now - self._last[0]
             others = max(0.0, (busy - self._last[1]) - (ours - self._last[2])) / elapsed

@@ -236,3 +236,16 @@ def test_unpinned_sync_ranks_share_the_cpus(eight_cpus, monkeypatch):
     assert rank.ranks_beside() == 0
     rank.world_size, rank.affinity = 1, {}
     assert rank.ranks_beside() == 0
+
+
+def test_governor_without_cpu_counters_keeps_its_threads_and_says_so(monkeypatch, restore_threads):
+    governor = ThreadGovernor(ThreadDecision(2, "conv", follow_load=True), cpus=(0, 1))
+    torch.set_num_threads(2)
+
+    def unreadable():
+        raise OSError("no /proc/stat")
+
+    monkeypatch.setattr(governor, "busy_seconds", unreadable)
+    with pytest.warns(RuntimeWarning, match="cannot be read"):
+        assert governor.adapt() == 2
+    assert not governor.active and governor.adapt() == 2
