@@ -57,21 +57,12 @@ def _cpus_callback(
     """``--cpus``: a CPU list this process may use, or a usage error saying which it may."""
     if value is None:
         return None
-    from rlpyt.utils.launching.cpus import allowed_cpus, parse_cpu_list  # noqa: PLC0415
+    from rlpyt.utils.launching.cpus import check_allowed_cpus, parse_cpu_list  # noqa: PLC0415
 
     try:
-        cpus = parse_cpu_list(value)
+        return list(check_allowed_cpus(parse_cpu_list(value)))
     except ValueError as exc:
         raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
-    outside = sorted(set(cpus) - set(allowed_cpus()))
-    if outside:
-        raise click.BadParameter(
-            f"CPUs {outside} are not available to this process; it may use "
-            f"{', '.join(map(str, allowed_cpus()))}.",
-            ctx=ctx,
-            param=param,
-        )
-    return list(cpus)
 
 
 def _set_callback(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> dict:

@@ -126,6 +126,7 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
         self.world_size = 1
         # Follows the load once startup decided threads that gain from it (_set_master_threads).
         self.thread_governor = ThreadGovernor(ThreadDecision(1, "not started"), ())
+        self._denormals_flushed = False  # set by _set_master_affinity
         self._start_itr = 0
         self.current_itr: int | None = None  # the iteration being run (None: not started)
         self.last_snapshot_itr: int | None = None  # newest iteration saved to disk
@@ -264,7 +265,7 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
         logger.log(
             f"Runner master CPU affinity: {_cpu_affinity()}; torch threads: "
             f"{decision.describe()}; denormals flushed to zero: "
-            f"{getattr(self, '_denormals_flushed', False)}."
+            f"{self._denormals_flushed}."
         )
         return decision
 

@@ -172,6 +172,16 @@ def test_startup_decides_torch_threads_from_the_model():
         torch.set_num_threads(threads)
 
 
+def test_the_loop_asks_the_thread_governor_before_every_optimization(monkeypatch):
+    from rlpyt.utils.launching.threads import ThreadGovernor
+
+    asked = []
+    monkeypatch.setattr(ThreadGovernor, "adapt", lambda self: asked.append(self) or 1)
+    runner = run(gym_make, dict(id="CartPole-v1"), ClassicFfAgent(), A2C(), CpuResetCollector)
+    assert len(asked) == runner.n_itr == 3
+    assert all(governor is runner.thread_governor for governor in asked)
+
+
 def test_affinity_torch_threads_are_used_as_given_within_the_cpus():
     threads = torch.get_num_threads()
     try:

@@ -213,15 +213,12 @@ def parse_cpu_list(text: str) -> tuple[int, ...]:
     return tuple(sorted(cpus))
 
 
-def restrict_to_cpus(cpus: Iterable[int]) -> tuple[int, ...]:
-    """Run this process, and every process it starts, on ``cpus`` only (as ``taskset -c``).
-
-    Pins the process (where the OS has affinity calls) and records ``cpus`` as the allowed set
-    (:data:`ALLOWED_CPUS_ENV`), so worker counts, affinity codes and torch threads derive
-    from them. Idempotent.
+def check_allowed_cpus(cpus: Iterable[int]) -> tuple[int, ...]:
+    """``cpus``, sorted, if this process may use every one of them.
 
     Raises:
-        ValueError: a CPU this process may not use; the message lists those it may.
+        ValueError: none given, or a CPU outside :func:`allowed_cpus`; the message lists the
+            CPUs this process may use.
     """
     wanted = tuple(sorted(set(cpus)))
     allowed = allowed_cpus()
@@ -231,6 +228,20 @@ def restrict_to_cpus(cpus: Iterable[int]) -> tuple[int, ...]:
             f"CPUs {outside or list(wanted)} are not available to this process; it may use "
             f"{_cpu_ranges(allowed)}."
         )
+    return wanted
+
+
+def restrict_to_cpus(cpus: Iterable[int]) -> tuple[int, ...]:
+    """Run this process, and every process it starts, on ``cpus`` only (as ``taskset -c``).
+
+    Pins the process (where the OS has affinity calls) and records ``cpus`` as the allowed set
+    (:data:`ALLOWED_CPUS_ENV`), so worker counts, affinity codes and torch threads derive
+    from them. Idempotent.
+
+    Raises:
+        ValueError: a CPU this process may not use (:func:`check_allowed_cpus`).
+    """
+    wanted = check_allowed_cpus(cpus)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, wanted)
     os.environ[ALLOWED_CPUS_ENV] = ",".join(str(c) for c in wanted)
