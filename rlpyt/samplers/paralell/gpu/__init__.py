@@ -1,0 +1,1 @@
+"""Alias package of :mod:`rlpyt.samplers.parallel.gpu` (only its ``collectors`` module)."""
