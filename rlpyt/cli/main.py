@@ -2,7 +2,8 @@
 
 Box: command line. Installed as the ``rlpyt`` console script (``setup.py``) and run by
 ``python -m rlpyt``. Each subcommand lives in its own module of :mod:`rlpyt.cli` and composes
-the library's classes through :func:`rlpyt.cli.compose.build_components`.
+the library's classes through :func:`rlpyt.cli.compose.build_components`. The group reports a
+subcommand's failure as one message (:class:`rlpyt.cli.errors.ReportingGroup`).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import click
 
 from rlpyt import __version__
+from rlpyt.cli.errors import ReportingGroup
 from rlpyt.cli.plot import plot
 from rlpyt.cli.sweep import sweep
 from rlpyt.cli.train import train
@@ -31,6 +33,7 @@ A day's loop:
 
 
 @click.group(
+    cls=ReportingGroup,
     help=MAIN_HELP,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )

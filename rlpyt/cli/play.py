@@ -26,6 +26,7 @@ import gymnasium
 import numpy as np
 
 from rlpyt.cli.compose import build_components
+from rlpyt.cli.errors import verbose_option
 from rlpyt.cli.spec import RunSpec
 from rlpyt.distributions.categorical import Categorical
 from rlpyt.envs.gym import make as gym_make
@@ -471,6 +472,22 @@ class VideoRecorder:
             self._writer = None
 
 
+OFFSCREEN_SDL = {"SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+"""SDL drivers for rendering into arrays: no display, no sound device."""
+
+
+def offscreen_rendering() -> None:
+    """Point SDL (pygame's renderer: CartPole, Box2D...) at drivers that need no display.
+
+    The frames of ``render_mode="rgb_array"`` are drawn on in-memory surfaces; with its
+    default drivers SDL still probes the desktop session and, where there is none, prints
+    ``error: XDG_RUNTIME_DIR is invalid or not set`` when the process exits. A driver the
+    user chose (the variable already set) is kept.
+    """
+    for name, value in OFFSCREEN_SDL.items():
+        os.environ.setdefault(name, value)
+
+
 def render_frame(env: Any) -> Any:
     """``env.render()``; a missing rendering dependency or method is a :class:`PlayError`."""
     try:
@@ -555,6 +572,7 @@ Examples:
     help="--deterministic: always the most likely action. --stochastic: act as the "
     "runner's evaluation does (the agent's eval mode).",
 )
+@verbose_option
 def play(
     run_dir: str,
     episodes: int,
@@ -567,6 +585,8 @@ def play(
     if video is not None and render is not None:
         raise click.UsageError("Use --video or --render human, not both (one render mode per env).")
     setup = load_play_setup(run_dir)
+    if video is not None:
+        offscreen_rendering()
     env = make_env(setup, "rgb_array" if video is not None else render)
     if seed is not None:
         set_seed(seed)

@@ -15,11 +15,12 @@ from typing import Any
 import click
 
 from rlpyt.cli.compose import build_components
+from rlpyt.cli.errors import verbose_option
 from rlpyt.cli.grid import flatten_variant, load_sweep_file, make_grid, parse_grid_option
 from rlpyt.cli.options import AlgorithmType, run_options, spec_from_options
 from rlpyt.cli.spec import RunSpec
 from rlpyt.cli.sweep_run import encode_spec
-from rlpyt.cli.wandb_options import wandb_from_options, wandb_options
+from rlpyt.cli.wandb_options import check_wandb, wandb_from_options, wandb_options
 
 __all__ = ["flatten_variant", "load_sweep_file", "make_grid", "parse_grid_option", "sweep"]
 
@@ -107,6 +108,7 @@ A sweep file (YAML) takes the same names:
 )
 @wandb_options
 @click.option("--dry-run", is_flag=True, help="Compose every setting, print them, run nothing.")
+@verbose_option
 def sweep(
     algo: str | None,
     grids: tuple[str, ...],
@@ -122,6 +124,7 @@ def sweep(
     """See SWEEP_HELP (click shows it)."""  # noqa: D401
     options["wandb"] = wandb_from_options(options)
     spec, grid, seeds = _sweep_spec(algo, grids, sweep_file, options)
+    check_wandb(spec.wandb)  # each run would fail alike: say it once, before any folder
     variants, log_dirs = make_grid(grid)
     for variant, log_dir in zip(variants, log_dirs, strict=True):
         _check_setting(spec, variant, log_dir)

@@ -17,9 +17,10 @@ from typing import Any
 import click
 
 from rlpyt.cli.compose import Components, build_components, with_torch_threads
+from rlpyt.cli.errors import record_traceback, verbose_option
 from rlpyt.cli.options import AlgorithmType, algorithms_help, run_options, spec_from_options
 from rlpyt.cli.spec import RunSpec
-from rlpyt.cli.wandb_options import wandb_from_options, wandb_options
+from rlpyt.cli.wandb_options import check_wandb, wandb_from_options, wandb_options
 
 SNAPSHOT_MODES = ("last", "all", "none")
 RUN_FOLDER = re.compile(r"^run_(\d+)$")
@@ -62,19 +63,23 @@ def run_training(
     env = components.env_kwargs
     name = spec.name or str(env.get("id", env.get("game", env.get("task_id"))))
     row = None
-    with run_context(components)(
-        spec.log_dir,
-        spec.run_ID,
-        name,
-        components.config,
-        snapshot_mode,
-        use_summary_writer=spec.tensorboard,
-        resume=resume,
-        wandb=spec.wandb,
-    ) as run_dir:
-        record_params_section("cli", spec.to_dict())
-        for logged in runner.iter_train(resume_from=True if resume else None):
-            row = logged
+    try:
+        with run_context(components)(
+            spec.log_dir,
+            spec.run_ID,
+            name,
+            components.config,
+            snapshot_mode,
+            use_summary_writer=spec.tensorboard,
+            resume=resume,
+            wandb=spec.wandb,
+        ) as run_dir:
+            record_params_section("cli", spec.to_dict())
+            for logged in runner.iter_train(resume_from=True if resume else None):
+                row = logged
+    except Exception as error:  # the terminal gets one message (rlpyt.cli.errors)
+        record_traceback(error, run_dir)
+        raise
     return run_dir, row
 
 
@@ -221,6 +226,7 @@ Examples:
     is_flag=True,
     help="Print the composed config (after --config and --set) and exit.",
 )
+@verbose_option
 def train(
     algo: str | None,
     resume_dir: str | None,
@@ -242,6 +248,8 @@ def train(
         spec = spec_from_options(algo, **options)
         spec.log_dir = options["log_dir"] or default_log_dir(algo, spec.env)
         spec.log_dir = os.path.abspath(spec.log_dir)
+    if not show_config:
+        check_wandb(spec.wandb)  # before anything is built or written
     components = _compose(spec, check=not show_config)
     if show_config:
         click.echo(json.dumps(components.config, indent=2))

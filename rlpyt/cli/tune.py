@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from rlpyt.cli.compose import build_components
+from rlpyt.cli.errors import record_traceback, verbose_option
 from rlpyt.cli.options import AlgorithmType, run_options, spec_from_options
 from rlpyt.cli.spec import RunSpec
 from rlpyt.utils.logging.context import logger_context, record_params_section
@@ -300,6 +301,9 @@ class TrialRunner:
                     trial.report(last, int(step))
                     if trial.should_prune():
                         raise optuna.TrialPruned(f"{self.metric} {last:g} at step {int(step)}")
+            except Exception as error:  # the terminal gets one message (rlpyt.cli.errors)
+                record_traceback(error, os.path.join(self.study_dir, f"run_{trial.number}"))
+                raise
             finally:
                 rows.close()  # stops the runner's loop and shuts its sampler down
         return last
@@ -440,6 +444,7 @@ Example:
     type=click.Path(dir_okay=False),
     help="File for the best values (.json, or .yaml), for rlpyt train --config-file.",
 )
+@verbose_option
 def tune(
     algo: str,
     trials: int,

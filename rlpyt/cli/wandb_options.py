@@ -3,7 +3,8 @@
 Box: command line. :func:`wandb_options` adds ``--wandb``, ``--wandb-project``,
 ``--wandb-entity``, ``--wandb-group`` and ``--wandb-tags`` to a click command;
 :func:`wandb_from_options` turns their values into the ``wandb`` dict of
-:class:`~rlpyt.cli.spec.RunSpec`, which ``run_training`` hands to ``logger_context(wandb=...)``.
+:class:`~rlpyt.cli.spec.RunSpec`, which ``run_training`` hands to ``logger_context(wandb=...)``;
+:func:`check_wandb` refuses it, before any run folder exists, where W&B could not start a run.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 import click
+
+from rlpyt.cli.errors import SetupError
 
 WANDB_OPTIONS: list[Callable[[Callable], Callable]] = [
     click.option("--wandb", "wandb", is_flag=True, default=False,
@@ -56,3 +59,22 @@ def wandb_from_options(options: dict[str, Any]) -> dict[str, Any] | None:
     if "tags" in settings:
         settings["tags"] = [tag.strip() for tag in settings["tags"].split(",") if tag.strip()]
     return settings if enabled or settings else None
+
+
+def check_wandb(wandb: dict[str, Any] | None) -> None:
+    """Raise :class:`~rlpyt.cli.errors.SetupError` (rc 2) if W&B cannot start a run here.
+
+    Checks that wandb is installed and, unless the W&B run stays local (``WANDB_MODE``
+    offline or disabled), that this machine has W&B credentials
+    (:func:`rlpyt.utils.logging.wandb.setup_problem`); no network access.
+
+    Args:
+        wandb: the run's W&B settings (None: no W&B, nothing to check).
+    """
+    if wandb is None:
+        return
+    from rlpyt.utils.logging.wandb import WandbSettings, setup_problem  # noqa: PLC0415
+
+    problem = setup_problem(WandbSettings.from_option(wandb))
+    if problem is not None:
+        raise SetupError(problem)

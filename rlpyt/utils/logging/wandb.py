@@ -21,13 +21,17 @@ Invariants:
 
 from __future__ import annotations
 
+import configparser
 import dataclasses
 import glob
+import importlib.util
+import netrc
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from rlpyt.utils.logging import logger
 
@@ -99,6 +103,93 @@ def import_wandb() -> Any:
     except ImportError as error:
         raise ImportError(f"Logging to Weights & Biases needs wandb: {INSTALL_HINT}") from error
     return wandb
+
+
+DEFAULT_HOSTS = frozenset({"api.wandb.ai", "api.forge.coreweave.com"})  # wandb's default servers
+LOCAL_MODES = frozenset({"offline", "disabled", "dryrun"})  # modes that need no W&B account
+
+
+def setup_problem(settings: WandbSettings, cwd: str | None = None) -> str | None:
+    """Why ``wandb.init`` would fail here before logging anything; None when it would not.
+
+    Looks, without any network access, where the wandb client looks: the mode
+    (``settings.mode``, ``WANDB_MODE``, ``WANDB_DISABLED``, the settings files), then the
+    credentials (``WANDB_API_KEY``, ``WANDB_IDENTITY_TOKEN_FILE``, an ``api_key`` in the
+    settings files, or a ``machine`` entry of the netrc file (``NETRC``, else ``~/.netrc`` or
+    ``~/_netrc``) for the W&B host: ``WANDB_BASE_URL``'s, the settings files' ``base_url``,
+    else W&B's own). The settings files are ``$WANDB_CONFIG_DIR/settings`` (default
+    ``~/.config/wandb/settings``) and ``wandb/settings`` in ``WANDB_DIR`` or ``cwd``.
+    Whether a key is valid is not checked (that needs the server).
+
+    Args:
+        settings: the run's W&B settings.
+        cwd: the folder whose ``wandb/settings`` counts (None: the working directory).
+
+    Returns:
+        One message saying what is missing and how to provide it, or None.
+    """
+    if importlib.util.find_spec("wandb") is None:
+        return f"Logging to Weights & Biases (--wandb) needs the wandb package: {INSTALL_HINT}"
+    files = _settings_files(cwd or os.getcwd())
+    mode = settings.mode or os.environ.get("WANDB_MODE") or files.get("mode", "")
+    disabled = os.environ.get("WANDB_DISABLED", "").lower() in ("true", "1", "yes")
+    if disabled or mode.lower() in LOCAL_MODES or _has_credentials(files):
+        return None
+    base_url = os.environ.get("WANDB_BASE_URL") or files.get("base_url")
+    server = f" for {base_url}" if base_url else ""
+    return (
+        f"Weights & Biases has no API key{server} on this machine, so a run cannot log to "
+        "it. Run `wandb login` (or set WANDB_API_KEY), or keep the W&B run local with "
+        "WANDB_MODE=offline (sync it later with `wandb sync`)."
+    )
+
+
+def _has_credentials(files: dict[str, str]) -> bool:
+    if os.environ.get("WANDB_API_KEY") or os.environ.get("WANDB_IDENTITY_TOKEN_FILE"):
+        return True
+    if files.get("api_key"):
+        return True
+    base_url = os.environ.get("WANDB_BASE_URL") or files.get("base_url")
+    hosts = set(DEFAULT_HOSTS)
+    if base_url:
+        host = urlsplit(base_url).netloc
+        hosts = {host} | (DEFAULT_HOSTS if host in DEFAULT_HOSTS else set())
+    try:
+        entries = netrc.netrc(_netrc_path()).hosts
+    except FileNotFoundError:
+        return False
+    except (netrc.NetrcParseError, OSError):
+        return True  # unreadable here: let wandb decide (it says what is wrong with the file)
+    return any(entries.get(host, (None, None, None))[2] for host in hosts)
+
+
+def _netrc_path() -> str:
+    """The netrc file wandb reads: ``NETRC``, else ``~/.netrc``, else ``~/_netrc``."""
+    if os.environ.get("NETRC"):
+        return os.path.expanduser(os.environ["NETRC"])
+    unix = os.path.expanduser("~/.netrc")
+    windows = os.path.expanduser("~/_netrc")
+    return windows if not os.path.exists(unix) and os.path.exists(windows) else unix
+
+
+def _settings_files(cwd: str) -> dict[str, str]:
+    """The ``[default]`` entries of wandb's settings files, the workspace's over the global's."""
+    config_dir = os.environ.get("WANDB_CONFIG_DIR") or os.path.join("~", ".config", "wandb")
+    workspace = os.environ.get("WANDB_DIR") or cwd
+    paths = [
+        os.path.join(os.path.expanduser(config_dir), "settings"),
+        os.path.join(workspace, "wandb", "settings"),
+    ]
+    values: dict[str, str] = {}
+    for path in paths:
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read(path, encoding="utf-8")
+        except (configparser.Error, OSError, UnicodeDecodeError):
+            continue
+        if parser.has_section("default"):
+            values.update(parser["default"])
+    return values
 
 
 def cell_value(text: str) -> int | float | None:
