@@ -10,6 +10,11 @@ Invariant: the column names, their order and their values are rlpyt's log format
 (``progress.csv``, read by viskit): the runner's own columns, then the common ``Diagnostics/``
 block (:meth:`TrainingDiagnostics.common_columns`), then five statistics per TrajInfo field and
 per OptInfo field (:meth:`TrainingDiagnostics.stat_columns`).
+
+Windows: a row's OptInfo statistics, NewCompletedTrajs and ReplayRatio cover the iterations
+since the previous row on the log schedule (every ``log_interval_itrs``). A row off the
+schedule (the last iteration of a budget between log points) leaves that window open, and the
+snapshot carries it, so a run continued from that row logs the uninterrupted run's rows.
 """
 
 from __future__ import annotations
@@ -190,8 +195,20 @@ class TrainingDiagnostics:
             row.update(logger.misc_stat_columns(key, values))
         return row
 
-    def mark_logged(self, itr: int, update_counter: int, pre_training: bool = False) -> None:
-        """Start the next log interval (after the row is written)."""
+    def mark_logged(
+        self, itr: int, update_counter: int, pre_training: bool = False, close_window: bool = True
+    ) -> None:
+        """Start the next log interval (after the row is written).
+
+        Args:
+            itr: The row's iteration.
+            update_counter: The algorithm's gradient steps so far.
+            pre_training: The evaluation row before any sampling.
+            close_window: False for a row off the log schedule: the window stays open and the
+                next row on the schedule covers it whole.
+        """
+        if not close_window:
+            return
         self.opt_infos = {key: [] for key in self.opt_infos}
         self.new_completed_trajs = 0
         self.last_time = self.last_line_time = time.time()
@@ -210,10 +227,26 @@ class TrainingDiagnostics:
             cum_sample_time=self.cum_sample_time,
             cum_optim_time=self.cum_optim_time,
             cum_eval_time=self.cum_eval_time,
+            window=dict(
+                opt_infos={key: list(values) for key, values in self.opt_infos.items()},
+                new_completed_trajs=self.new_completed_trajs,
+                last_update_counter=self.last_update_counter,
+                last_logged_itr=self.last_logged_itr,
+            ),
         )
 
-    def load_state_dict(self, state: dict, itr: int, update_counter: int) -> None:
-        """Continue after the log point of iteration ``itr`` from :meth:`state_dict`'s dict."""
+    def load_state_dict(
+        self, state: dict, itr: int, update_counter: int, window_open: bool = False
+    ) -> None:
+        """Continue after the log point of iteration ``itr`` from :meth:`state_dict`'s dict.
+
+        Args:
+            state: What :meth:`state_dict` returned at the row of ``itr``.
+            itr: The snapshot's iteration.
+            update_counter: The algorithm's gradient steps at ``itr``.
+            window_open: ``itr`` is off the log schedule: continue the window the snapshot
+                holds (snapshots without one start a new window).
+        """
         self.cum_completed_trajs = state["cum_completed_trajs"]
         self.traj_infos.extend(state["traj_infos"])
         self.start_time = time.time() - state["cum_time"]
@@ -224,6 +257,12 @@ class TrainingDiagnostics:
         self.last_update_counter = update_counter
         self.start_itr = itr + 1
         self.last_logged_itr = itr
+        window = state.get("window")
+        if window_open and window is not None:
+            self.opt_infos = {key: list(window["opt_infos"].get(key, [])) for key in self.opt_infos}
+            self.new_completed_trajs = window["new_completed_trajs"]
+            self.last_update_counter = window["last_update_counter"]
+            self.last_logged_itr = window["last_logged_itr"]
 
 
 def record_row(row: Row) -> None:

@@ -175,7 +175,11 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
 
     def is_log_itr(self, itr: int) -> bool:
         """True at the end of every logging interval, and at the run's last iteration."""
-        return (itr + 1) % self.log_interval_itrs == 0 or itr == self.n_itr - 1
+        return self.on_log_schedule(itr) or itr == self.n_itr - 1
+
+    def on_log_schedule(self, itr: int) -> bool:
+        """True at the end of a logging interval (rows elsewhere leave the window open)."""
+        return (itr + 1) % self.log_interval_itrs == 0
 
     def check_divergence(self, itr: int, opt_info: tuple | None, where: str = "") -> None:
         """Raise :class:`DivergenceError` if the OptInfo or the parameters are not finite.
@@ -384,7 +388,8 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
         record_row(row)
         if not pre_training:
             self.diagnostics.console_line(itr, log_point=True)
-        self.diagnostics.mark_logged(itr, update_counter, pre_training)
+        close_window = pre_training or self.on_log_schedule(itr)
+        self.diagnostics.mark_logged(itr, update_counter, pre_training, close_window)
         return row
 
     def save_itr_snapshot(self, itr: int) -> None:
@@ -494,7 +499,12 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
         """Load a snapshot after ``startup``; training continues at the next iteration."""
         itr = self.snapshot_itr(snapshot)
         restore_components(snapshot, self.agent, self.algo, self.sampler)
-        self.diagnostics.load_state_dict(snapshot["runner_state"], itr, self.algo.update_counter)
+        self.diagnostics.load_state_dict(
+            snapshot["runner_state"],
+            itr,
+            self.algo.update_counter,
+            window_open=not self.on_log_schedule(itr),
+        )
         self._start_itr = itr + 1
         self.progress.advance(self._start_itr * self.itr_batch_size)
         logger.drop_rows_after(itr, key=self.iteration_column)

@@ -6,18 +6,30 @@ master selects over all workers' envs with :func:`select_unbiased`; GPU workers 
 ``GpuEvalCollector`` (``rlpyt.samplers.parallel.gpu.collectors``), built on the same base.
 Invariant: every env runs its own quota of episodes from a fresh reset, and the result keeps
 the same number of first complete episodes from every env that completed one.
+
+Seeding: an evaluation's randomness comes from the sampler seed and the iteration alone
+(:func:`evaluation_seed`). At its start every eval env is seeded ``evaluation_seed(seed, itr)
++ g`` (``g``: its global eval index) before its reset, and the agent's draws (epsilon-greedy
+coin flips, sampled actions) come from the process's generators reseeded for the evaluation
+and restored afterwards (:func:`evaluation_rng`). So the evaluation at an iteration gives the
+same trajectories whatever evaluations ran before it (a run stopped and resumed logs the
+uninterrupted run's rows), and training draws are untouched by evaluations.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import torch
 
 from rlpyt.envs.traj_info import TrajInfo, TrajInfoRows
 from rlpyt.samplers.collections import StepBuffer
 from rlpyt.samplers.episode import EpisodeStepper
+from rlpyt.samplers.vector import vector_env_of
 from rlpyt.utils.buffer import buffer_from_example, buffer_func, torchify_buffer
 
 if TYPE_CHECKING:
@@ -26,6 +38,58 @@ if TYPE_CHECKING:
     from rlpyt.envs.base import Env
     from rlpyt.protocols import Agent
     from rlpyt.utils.collections import AttrDict
+
+EVAL_STREAM = 0x6576616C  # SeedSequence key of evaluations, apart from training noise and envs
+
+
+def evaluation_seed(seed: int, itr: int, *keys: int) -> int:
+    """The seed of the evaluation at iteration ``itr``: a function of ``(seed, itr, *keys)`` only.
+
+    Args:
+        seed: The sampler seed (the run seed + 1).
+        itr: The iteration the evaluation follows (0 also before training).
+        keys: Further ints that select a stream (the collector rank for the process's
+            generators; none for the envs' seeds).
+
+    Returns:
+        An int in ``[0, 2**32)``.
+    """
+    entropy = [int(seed) % 2**64, EVAL_STREAM, int(itr) % 2**64, *(int(k) % 2**64 for k in keys)]
+    return int(np.random.SeedSequence(entropy).generate_state(1)[0])
+
+
+@contextmanager
+def evaluation_rng(seed: int | None, itr: int, rank: int = 0) -> Iterator[None]:
+    """Within: Python's, numpy's and torch's generators seeded for this evaluation; restored after.
+
+    The agent's evaluation draws (epsilon-greedy coin flips, sampled actions, any numpy draw)
+    then depend on ``(seed, itr, rank)`` alone, and the training streams of the process carry on
+    afterwards as if no evaluation had run. CUDA generators are forked and seeded too where
+    CUDA is already initialized (an agent on the GPU draws there); CUDA is never started here.
+
+    Args:
+        seed: The sampler seed; None leaves the generators alone (unseeded evaluation).
+        itr: The evaluation's iteration.
+        rank: The process's rank among those that evaluate (CPU sampler workers).
+    """
+    if seed is None:
+        yield
+        return
+    eval_seed = evaluation_seed(seed, itr, rank)
+    python_state, numpy_state = random.getstate(), np.random.get_state()
+    cuda = torch.cuda.is_initialized()
+    devices = list(range(torch.cuda.device_count())) if cuda else []
+    try:
+        with torch.random.fork_rng(devices=devices):
+            random.seed(eval_seed)
+            np.random.seed(eval_seed)
+            torch.default_generator.manual_seed(eval_seed)  # not torch.manual_seed: see below
+            if cuda:  # seeding CUDA before it starts would queue the seed for training's start
+                torch.cuda.manual_seed_all(eval_seed)
+            yield
+    finally:
+        random.setstate(python_state)
+        np.random.set_state(numpy_state)
 
 
 class BaseEvalCollector(EpisodeStepper):
@@ -71,6 +135,36 @@ class BaseEvalCollector(EpisodeStepper):
         self.step_buffer_np = step_buffer_np
         self.max_trajectories = max_trajectories
         self.active = np.ones(len(envs), dtype=bool)  # envs still short of their quota
+        self.seed: int | None = None
+        self.env_ranks = list(range(len(envs)))
+
+    def seed_evaluations(self, seed: int | None, env_ranks: list[int] | range) -> None:
+        """Derive every evaluation's randomness from ``(seed, itr)``; the samplers call this.
+
+        Args:
+            seed: The sampler seed (None: evaluations stay unseeded, the envs' own generators
+                carry on from one evaluation to the next).
+            env_ranks: The global eval index of each of ``envs`` (contiguous).
+        """
+        self.seed = None if seed is None else int(seed)
+        self.env_ranks = [int(g) for g in env_ranks]
+
+    def seed_envs(self, itr: int) -> None:
+        """Seed env ``g`` (global eval index) ``evaluation_seed(seed, itr) + g`` for its next reset.
+
+        A vector env gets ``vec_env.seed(evaluation_seed(seed, itr) + env_ranks[0])``, which
+        seeds its env b the same way. Envs without a ``seed`` method are left alone.
+        """
+        if self.seed is None or not self.envs:
+            return
+        base = evaluation_seed(self.seed, itr)
+        vec_env = vector_env_of(self.envs)
+        if vec_env is not None:
+            vec_env.seed(base + self.env_ranks[0])
+            return
+        for env, g in zip(self.envs, self.env_ranks, strict=True):
+            if callable(getattr(env, "seed", None)):
+                env.seed(base + g)
 
     def quota(self) -> int | None:
         """Episodes each env should complete (None: unlimited within max_T)."""
@@ -162,11 +256,19 @@ class CpuEvalCollector(BaseEvalCollector):
     def collect_per_env(self, itr: int) -> list[list[TrajInfo]]:
         """Step the agent and the envs until each env met its quota or ``max_T`` ran out.
 
+        The envs are seeded and the generators reseeded for ``itr`` first (see the module's
+        Seeding); the generators are restored afterwards.
+
         Returns:
             Per env, its complete TrajInfos in order (at most the quota each).
         """
+        with evaluation_rng(self.seed, itr, self.rank):
+            return self._run_episodes(itr)
+
+    def _run_episodes(self, itr: int) -> list[list[TrajInfo]]:
         traj_infos = self._new_traj_infos()
         completed: list[list[TrajInfo]] = [[] for _ in self.envs]
+        self.seed_envs(itr)
         observation, action, reward, done = self._start_episodes()
         obs_pyt, act_pyt, rew_pyt = torchify_buffer((observation, action, reward))
         self.agent.reset()

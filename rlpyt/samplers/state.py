@@ -6,12 +6,11 @@ serial sampler's, and each parallel worker's on the master's request).
 Every sampler saves the same thing per collector (the serial sampler for its one collector, a
 parallel sampler for each worker's): the envs (pickled), the carried agent inputs, the live
 TrajInfos, the wait-reset flags, and, where the collector steps an agent of its own (CPU
-workers), that agent's sampling-noise generator and recurrent state. With an evaluation
-collector, its envs too (their generators decide the next evaluation's episodes; every
-evaluation starts from fresh resets, so nothing else of it carries over), and in a worker
-process the process's global generators (Python's, numpy's, torch's: evaluation actions draw
-from torch's). Envs that cannot be pickled (ALE) are left out with the reason; resuming then
-restarts them and is no longer exact.
+workers), that agent's sampling-noise generator and recurrent state; in a worker process also
+the process's global generators (Python's, numpy's, torch's). Evaluation collectors carry
+nothing over: every evaluation seeds its envs and generators from the sampler seed and the
+iteration (see :mod:`rlpyt.samplers.evaluation`). Envs that cannot be pickled (ALE) are left
+out with the reason; resuming then restarts them and is no longer exact.
 """
 
 from __future__ import annotations
@@ -19,7 +18,7 @@ from __future__ import annotations
 import copy
 import pickle
 import random
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import torch
@@ -40,7 +39,6 @@ def collector_state(
     agent_inputs: AgentInputs,
     traj_infos: TrajInfoRows,
     agent: Agent | None = None,
-    eval_collector: Any = None,
     process_rng: bool = False,
 ) -> dict:
     """A picklable copy of everything the collector carries between batches.
@@ -52,13 +50,12 @@ def collector_state(
         traj_infos: The live TrajInfo of each env.
         agent: The agent the collector steps itself (CPU workers), or None when its state is
             saved elsewhere (the serial sampler's and the action server's agent).
-        eval_collector: The evaluation collector beside it (its ``envs`` are saved), or None.
         process_rng: Also save this process's global generators (worker processes; the
             runner saves the training process's).
 
     Returns:
-        A dict for :func:`load_collector_state`; ``envs`` (``eval_envs``) is the pickled env
-        list, or absent with ``envs_error`` (``eval_envs_error``) saying why.
+        A dict for :func:`load_collector_state`; ``envs`` is the pickled env list, or absent
+        with ``envs_error`` saying why.
     """
     state: dict = {
         "agent_inputs": copy.deepcopy(agent_inputs),
@@ -66,8 +63,6 @@ def collector_state(
         "flags": {k: copy.deepcopy(getattr(collector, k)) for k in FLAGS if hasattr(collector, k)},
     }
     _pickle_envs(state, "envs", collector.envs)
-    if eval_collector is not None:
-        _pickle_envs(state, "eval_envs", eval_collector.envs)
     if process_rng:
         state["process_rng"] = (random.getstate(), np.random.get_state(), torch.get_rng_state())
     if agent is not None:
@@ -85,17 +80,14 @@ def load_collector_state(
     agent_inputs: AgentInputs,
     state: dict,
     agent: Agent | None = None,
-    eval_collector: Any = None,
 ) -> tuple[AgentInputs, TrajInfoRows]:
     """Restore what :func:`collector_state` saved; returns ``(agent_inputs, traj_infos)``.
 
     The agent inputs are copied into the carried arrays in place (for GPU collectors those are
-    the shared step buffer the action server reads). Without pickled envs the collector (and
-    the evaluation collector) keeps its own, freshly started ones.
+    the shared step buffer the action server reads). Without pickled envs the collector keeps
+    its own, freshly started ones.
     """
     _unpickle_envs(state, "envs", collector.envs)
-    if eval_collector is not None:
-        _unpickle_envs(state, "eval_envs", eval_collector.envs)
     if "process_rng" in state:
         python_state, numpy_state, torch_state = state["process_rng"]
         random.setstate(python_state)

@@ -1,6 +1,7 @@
 """Exact resume includes evaluation: MinibatchRlEval stopped half way and resumed logs the rows
-of the uninterrupted run, evaluation columns included (the eval envs' generators, and CPU
-workers' own generators, travel in the snapshot).
+of the uninterrupted run, evaluation columns included. Every evaluation seeds its envs and
+generators from the run's seed and its iteration, so neither a crash nor an extra row logged
+where a run stopped changes the evaluations after it.
 """
 
 import csv
@@ -38,7 +39,7 @@ class CrashingRlEval(MinibatchRlEval):
         return super().sample_and_optimize(itr)
 
 
-def make_runner(family, SamplerCls, RunnerCls=MinibatchRlEval):  # noqa: N803
+def make_runner(family, SamplerCls, RunnerCls=MinibatchRlEval, n_itr=N_ITR):  # noqa: N803
     parallel = SamplerCls is not SerialSampler
     affinity = dict(workers_cpus=[0, 0], set_affinity=False) if parallel else None
     sampler = SamplerCls(
@@ -53,9 +54,9 @@ def make_runner(family, SamplerCls, RunnerCls=MinibatchRlEval):  # noqa: N803
     if family == "dqn":
         algo = DQN(min_steps_learn=128, batch_size=32, replay_size=1000, snapshot_replay=True)
         agent = ClassicDqnAgent(eps_eval=0.2)  # evaluation draws random actions too
-    else:
-        algo, agent = PPO(minibatches=2, epochs=2), ClassicFfAgent()
-    n_steps = N_ITR * T * B
+    else:  # a constant learning rate: runs with different budgets train alike
+        algo, agent = PPO(minibatches=2, epochs=2, linear_lr_schedule=False), ClassicFfAgent()
+    n_steps = n_itr * T * B
     return RunnerCls(
         algo, agent, sampler, n_steps, seed=11, affinity=affinity, log_interval_steps=LOG_STEPS
     )
@@ -93,5 +94,49 @@ def test_resumed_evaluations_equal_the_uninterrupted_ones(tmp_path, family, Samp
     for a, b in zip(straight_rows, resumed_rows, strict=True):
         for key in EVAL_KEYS + TRAIN_KEYS:
             assert a[key] == b[key], (key, a[key], b[key])
+    for p, q in zip(straight.agent.parameters(), resumed.agent.parameters(), strict=True):
+        assert torch.equal(p, q)
+
+
+def is_timing(column):
+    """Wall-clock columns: CumTime (s), CumEvalTime, StepsPerSecond, ..."""
+    return "Time" in column or "PerSecond" in column
+
+
+@pytest.mark.parametrize(
+    ("family", "SamplerCls"),
+    [("dqn", SerialSampler), ("ppo", CpuSampler)],
+    ids=["dqn-serial", "ppo-cpu"],
+)
+def test_a_run_stopped_between_log_points_and_resumed_logs_the_uninterrupted_rows(
+    tmp_path,
+    family,
+    SamplerCls,  # noqa: N803
+):
+    """5 iterations log an extra row at itr 4 (not a log point); resumed to 8, every row of an
+    iteration both runs log equals the uninterrupted run's, column by column.
+    """
+    straight = make_runner(family, SamplerCls, n_itr=8)
+    with logger_context(str(tmp_path / "a"), 0, "r", {}, "last", override_prefix=True) as d:
+        straight.train()
+    straight_rows = {row["Diagnostics/Iteration"]: row for row in read_rows(d)}
+
+    log_dir = str(tmp_path / "b")
+    with logger_context(log_dir, 0, "r", {}, "last", override_prefix=True):
+        make_runner(family, SamplerCls, n_itr=5).train()
+    resumed = make_runner(family, SamplerCls, n_itr=8)
+    with logger_context(log_dir, 0, "r", {}, "last", override_prefix=True, resume=True) as d:
+        resumed.train(resume_from=True)
+    resumed_rows = {row["Diagnostics/Iteration"]: row for row in read_rows(d)}
+
+    assert sorted(straight_rows, key=int) == ["0", "1", "3", "5", "7"]
+    assert sorted(resumed_rows, key=int) == ["0", "1", "3", "4", "5", "7"]  # 4: where it stopped
+    assert int(resumed_rows["7"]["Diagnostics/TrajsInEval"]) > 2
+    for itr, a in straight_rows.items():
+        b = resumed_rows[itr]
+        assert a.keys() == b.keys()
+        for column in a:
+            if not is_timing(column):
+                assert a[column] == b[column], (itr, column, a[column], b[column])
     for p, q in zip(straight.agent.parameters(), resumed.agent.parameters(), strict=True):
         assert torch.equal(p, q)

@@ -355,8 +355,7 @@ class ParallelSamplerBase(BaseSampler):
             group.release_all()
             workers = group.gather("state")
             self.ctrl.state_op.value = NO_STATE_OP
-        keys = ("envs_error", "eval_envs_error")
-        errors = sorted({s[key] for s in workers for key in keys if key in s})
+        errors = sorted({s["envs_error"] for s in workers if "envs_error" in s})
         if errors:
             warnings.warn(
                 f"Envs cannot be pickled ({'; '.join(errors)}); resume will not be exact.",

@@ -224,9 +224,7 @@ def _serve_master(
         wait_for_master(w.sync.start, c.ctrl.quit, c.parent_pid)
         itr = c.ctrl.itr.value
         if c.ctrl.state_op.value != NO_STATE_OP:
-            agent_inputs, traj_infos = _transfer_state(
-                c, w, (collector, eval_collector), agent_inputs, traj_infos
-            )
+            agent_inputs, traj_infos = _transfer_state(c, w, collector, agent_inputs, traj_infos)
             continue
         if c.ctrl.do_eval.value:
             per_env = [] if eval_collector is None else eval_collector.collect_per_env(itr)
@@ -240,27 +238,22 @@ def _serve_master(
 def _transfer_state(
     c: AttrDict,
     w: AttrDict,
-    collectors: tuple[Collector, BaseEvalCollector | None],
+    collector: Collector,
     agent_inputs: AgentInputs,
     traj_infos: TrajInfoRows,
 ) -> tuple[AgentInputs, TrajInfoRows]:
     """Report this worker's collector state, or load the one the master queued for it.
 
-    The state includes the evaluation collector's envs and this process's generators
-    (evaluation actions of CPU workers draw from torch's), so resumed evaluations are exact.
+    The state includes this process's generators. The evaluation collector has none to save:
+    every evaluation seeds its envs and generators from ``(seed, itr)``.
     """
-    collector, eval_collector = collectors
     if c.ctrl.state_op.value == GET_STATE:
-        state = collector_state(
-            collector, agent_inputs, traj_infos, c.agent, eval_collector, process_rng=True
-        )
+        state = collector_state(collector, agent_inputs, traj_infos, c.agent, process_rng=True)
         c.report_queue.put(("state", w.rank, state))
         return agent_inputs, traj_infos
     # The master queued the state before releasing us: it is there, or about to be.
     state = w.state_queue.get(timeout=STATE_SECONDS)
-    agent_inputs, traj_infos = load_collector_state(
-        collector, agent_inputs, state, c.agent, eval_collector
-    )
+    agent_inputs, traj_infos = load_collector_state(collector, agent_inputs, state, c.agent)
     c.report_queue.put(("state_loaded", w.rank, None))
     return agent_inputs, traj_infos
 
@@ -291,7 +284,7 @@ def _make_eval_collector(
         # Collectors give each of their envs ceil(max / n_local) episodes; keep the quota per
         # env that all eval envs together would get, as in serial sampling.
         max_trajectories = -(-max_trajectories // c.eval_n_envs) * len(eval_envs)
-    return collector_class(c.eval_CollectorCls, eval_envs)(
+    eval_collector = collector_class(c.eval_CollectorCls, eval_envs)(
         rank=w.rank,
         envs=eval_envs,
         TrajInfoCls=c.TrajInfoCls,
@@ -301,6 +294,8 @@ def _make_eval_collector(
         step_buffer_np=w.eval_step_buffer_np,
         max_trajectories=max_trajectories,
     )
+    eval_collector.seed_evaluations(c.seed, w.eval_env_ranks)
+    return eval_collector
 
 
 def _close_envs(envs: list[IndexedEnv]) -> None:

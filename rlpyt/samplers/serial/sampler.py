@@ -138,6 +138,7 @@ class SerialSampler(BaseSampler):
             max_T=eval_max_T,
             max_trajectories=self.eval_max_trajectories,
         )
+        self.eval_collector.seed_evaluations(seed, range(self.eval_n_envs))
 
     def obtain_samples(self, itr: int) -> tuple[Samples, list[TrajInfo]]:
         """Collect one batch; returns ``(samples_pyt [T, B], completed traj_infos)``."""
@@ -166,22 +167,15 @@ class SerialSampler(BaseSampler):
         Envs that cannot be pickled are left out with a warning; a resumed run then restarts
         them, and is no longer exact.
         """
-        state = collector_state(
-            self.collector, self.agent_inputs, self.traj_infos, self.agent, self._eval_collector()
-        )
-        for error in (state.get("envs_error"), state.get("eval_envs_error")):
-            if error is not None:
-                warnings.warn(
-                    f"Envs cannot be pickled ({error}); resume will not be exact.", stacklevel=2
-                )
+        state = collector_state(self.collector, self.agent_inputs, self.traj_infos, self.agent)
+        if (error := state.get("envs_error")) is not None:
+            warnings.warn(
+                f"Envs cannot be pickled ({error}); resume will not be exact.", stacklevel=2
+            )
         return state
 
     def load_state_dict(self, state: dict) -> None:
         """Restore what :meth:`state_dict` returned (call after ``initialize``)."""
         self.agent_inputs, self.traj_infos = load_collector_state(
-            self.collector, self.agent_inputs, state, self.agent, self._eval_collector()
+            self.collector, self.agent_inputs, state, self.agent
         )
-
-    def _eval_collector(self) -> SerialEvalCollector | None:
-        """The evaluation collector (its envs' state is saved too), or None without one."""
-        return getattr(self, "eval_collector", None) if self.eval_n_envs > 0 else None

@@ -40,6 +40,7 @@ import torch
 
 from rlpyt.protocols import Agent
 from rlpyt.samplers.collections import BatchSpec, StepBuffer
+from rlpyt.samplers.evaluation import evaluation_rng
 from rlpyt.utils.buffer import numpify_buffer
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.launching.threads import torch_threads
@@ -82,6 +83,7 @@ class ActionServer:
     eval_step_buffer_pyt: StepBuffer  # [eval_n_envs] torch views
     mid_batch_reset: bool
     samples_np: Samples  # [T, B] numpy
+    seed: int | None  # the sampler seed
     step_buffer_np: StepBuffer  # [B] numpy
     step_buffer_pyt: StepBuffer  # [B] torch views
     syncs: list[AttrDict]
@@ -95,8 +97,12 @@ class ActionServer:
             self.serve_actions(itr)
 
     def _serve_evaluation(self, itr: int) -> None:
-        """The sampler's hook: serve one evaluation (see :meth:`serve_actions_evaluation`)."""
-        with torch_threads(self.serve_torch_threads):
+        """The sampler's hook: serve one evaluation (see :meth:`serve_actions_evaluation`).
+
+        The agent draws from generators reseeded for ``itr`` and restored afterwards (see
+        :func:`~rlpyt.samplers.evaluation.evaluation_rng`).
+        """
+        with torch_threads(self.serve_torch_threads), evaluation_rng(self.seed, itr):
             self.serve_actions_evaluation(itr)
 
     def serve_actions(self, itr: int) -> None:

@@ -29,7 +29,7 @@ from rlpyt.envs.traj_info import TrajInfo, TrajInfoRows
 from rlpyt.samplers.collections import StepBuffer
 from rlpyt.samplers.collectors import DecorrelatingStartCollector, WaitResetMixin
 from rlpyt.samplers.episode import write_env_infos
-from rlpyt.samplers.evaluation import BaseEvalCollector
+from rlpyt.samplers.evaluation import BaseEvalCollector, evaluation_rng
 from rlpyt.samplers.parallel.worker import wait_for_master
 
 if TYPE_CHECKING:
@@ -124,11 +124,20 @@ class GpuEvalCollector(BaseEvalCollector):
     step_buffer_np: StepBuffer  # [B_local eval envs] numpy, shared with the action server
 
     def collect_per_env(self, itr: int) -> list[list[TrajInfo]]:
-        """Run evaluation episodes; returns each env's complete TrajInfos."""
+        """Run evaluation episodes; returns each env's complete TrajInfos.
+
+        The envs are seeded for ``itr`` first and any global draw of theirs comes from the
+        generators reseeded for it (see :mod:`rlpyt.samplers.evaluation`).
+        """
+        with evaluation_rng(self.seed, itr, self.rank):
+            return self._run_episodes(itr)
+
+    def _run_episodes(self, itr: int) -> list[list[TrajInfo]]:
         step = self.step_buffer_np
         self.active = self.sync.eval_active  # shared: the action server reads which envs run
         traj_infos = self._new_traj_infos()
         completed: list[list[TrajInfo]] = [[] for _ in self.envs]
+        self.seed_envs(itr)
         self._write_rows(step.observation, self._reset_all())
         step.action[:] = self.envs[0].action_space.null_value()
         step.reward[:] = 0
