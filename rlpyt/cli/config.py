@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,7 +33,11 @@ MAX_EVAL_ENVS = 5
 DEFAULT_EVAL_HORIZON = 27_000
 """Step budget per evaluation episode when the env declares no time limit."""
 DEFAULT_LOG_INTERVAL = 100_000
-"""The runners' ``log_interval_steps`` default."""
+"""The runners' ``log_interval_steps`` default; the command line's interval is never longer."""
+MIN_LOG_ROWS = 10
+"""Rows a run of that many iterations logs at least, unless the command line sets the interval."""
+MAX_LOG_ROWS = 20
+"""Rows of a short run under the command line's own interval, at most."""
 
 # Keywords the composition fills itself (components, env-derived model sizes, the optimizer's
 # lr, which the algorithm's learning_rate sets).
@@ -91,7 +96,7 @@ def build_config(resolution: Resolution) -> BuiltConfig:
         require_keyword(classes["algo"], "snapshot_replay", "--snapshot-replay")
         config["algo"]["snapshot_replay"] = True
     config = apply_overrides(config, spec.overrides, valid_override_keys(config, classes))
-    fit_log_interval(config["runner"], spec)
+    fit_log_interval(config, spec)
     classes["runner"] = import_object(RUNNERS[runner, evaluates(config)])
     return BuiltConfig(resolution, config, runner, vector, resolution.config.optim_cls, classes)
 
@@ -213,21 +218,66 @@ def set_runner(config: dict[str, Any], steps: int | None, log_interval: int | No
         runner["log_interval_steps"] = log_interval
 
 
-def fit_log_interval(runner: dict[str, Any], spec: RunSpec) -> None:
-    """Log at least once within the budget: an interval above ``n_steps`` becomes ``n_steps``.
+def fit_log_interval(config: dict[str, Any], spec: RunSpec) -> None:
+    """Choose the run's ``log_interval_steps`` where the command line did not.
 
-    Only where neither ``--log-interval`` nor ``--set runner.log_interval_steps`` chose it.
+    ``--log-interval`` and ``--set runner.log_interval_steps`` are used as given. Otherwise the
+    config's interval (its module's or ``--config-file``'s) stays where it gives the run at least
+    :data:`MIN_LOG_ROWS` rows (every iteration's row, for a run of fewer iterations); an interval
+    written for a longer run, or none, becomes :func:`default_log_interval`.
     """
     if spec.log_interval_steps is not None or "runner.log_interval_steps" in spec.overrides:
         return
+    runner = config.setdefault("runner", {})
     n_steps = runner.get("n_steps")
-    interval = runner.get("log_interval_steps", DEFAULT_LOG_INTERVAL)
-    if (
-        isinstance(n_steps, int | float)
-        and isinstance(interval, int | float)
-        and interval > n_steps
-    ):
-        runner["log_interval_steps"] = int(n_steps)
+    if not isinstance(n_steps, int | float) or n_steps < 1:
+        return  # the runner rejects it by name
+    batch = sampler_batch_size(config.get("sampler", {}))
+    interval = runner.get("log_interval_steps")
+    if isinstance(interval, int | float) and interval >= 1:
+        n_itr = max(math.ceil(n_steps / batch), 1)
+        if log_rows(n_steps, interval, batch) >= min(MIN_LOG_ROWS, n_itr):
+            return
+    runner["log_interval_steps"] = default_log_interval(n_steps, batch)
+
+
+def sampler_batch_size(sampler: dict[str, Any]) -> int:
+    """Env steps per iteration of one sampler: ``batch_T * batch_B`` (1 where not numbers)."""
+    batch_T, batch_B = sampler.get("batch_T"), sampler.get("batch_B")  # noqa: N806
+    if isinstance(batch_T, int | float) and isinstance(batch_B, int | float):
+        return max(int(batch_T) * int(batch_B), 1)
+    return 1
+
+
+def log_rows(n_steps: float, interval: float, batch: int) -> int:
+    """Rows a runner logs in ``n_steps``: one every ``interval`` steps in whole iterations.
+
+    The runners log every ``max(interval // batch, 1)`` iterations and after the last one.
+
+    Args:
+        n_steps: The step budget (rounded up to whole iterations).
+        interval: ``log_interval_steps``.
+        batch: Env steps per iteration.
+    """
+    n_itr = max(math.ceil(n_steps / batch), 1)
+    every = max(int(interval) // batch, 1)
+    return math.ceil(n_itr / every)
+
+
+def default_log_interval(n_steps: float, batch: int) -> int:
+    """The command line's ``log_interval_steps`` for a budget: 10 to 20 rows, whole iterations.
+
+    The fewest iterations between rows that give at most :data:`MAX_LOG_ROWS` rows (so at least
+    :data:`MIN_LOG_ROWS` for a run of that many iterations; a shorter run logs every iteration),
+    capped at :data:`DEFAULT_LOG_INTERVAL` steps: a long run logs as often as the runners'
+    default.
+
+    Args:
+        n_steps: The step budget.
+        batch: Env steps per iteration (``batch_T * batch_B``).
+    """
+    n_itr = max(math.ceil(n_steps / batch), 1)
+    return min(math.ceil(n_itr / MAX_LOG_ROWS) * batch, DEFAULT_LOG_INTERVAL)
 
 
 def set_evaluation(config: dict[str, Any], episodes: int | None, env_kwargs: dict) -> None:

@@ -136,8 +136,9 @@ RUN_OPTIONS: list[Callable[[Callable], Callable]] = [
                       "episodes). Default: as the config says (the replay algorithms evaluate)."),
     click.option("--log-interval", "log_interval_steps", type=click.IntRange(min=1),
                  default=None,
-                 help="Env steps between log rows. Default: the config's "
-                      "runner.log_interval_steps, at most --steps (a row at the end always)."),
+                 help="Env steps between log rows (whole iterations; a row at the end "
+                      "always). Default: the config's runner.log_interval_steps where it gives "
+                      "at least 10 rows, else 10-20 rows over --steps (at most 100000 apart)."),
     click.option("--check-finite/--no-check-finite", "check_finite", default=True,
                  show_default=True,
                  help="Stop the run at the first iteration whose loss, gradient norm or "
