@@ -83,7 +83,7 @@ class ActionServer:
     eval_step_buffer_pyt: StepBuffer  # [eval_n_envs] torch views
     mid_batch_reset: bool
     samples_np: Samples  # [T, B] numpy
-    seed: int | None  # the sampler seed
+    seed: int | None = None  # the sampler seed (None: unseeded evaluations)
     step_buffer_np: StepBuffer  # [B] numpy
     step_buffer_pyt: StepBuffer  # [B] torch views
     syncs: list[AttrDict]
