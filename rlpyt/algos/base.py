@@ -9,8 +9,8 @@ subclasses override the ones that apply to them.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import torch
 
@@ -110,25 +110,75 @@ def with_foreach(
     return {**optim_kwargs, "foreach": True}
 
 
-def opt_info_from(opt_info_cls: Any, records: dict[str, list[torch.Tensor]]) -> Any:
-    """``opt_info_cls`` of Python float lists from per-update tensors, field by field.
+class MaskedRecord(NamedTuple):
+    """An OptInfo record whose entries are chosen on the host: ``values[mask][::stride]``.
 
-    The updates keep their diagnostics as tensors (0-dim or ``[n]``, on the device) and they
-    are converted here, once per iteration, so no update waits on a device-to-host copy.
+    Selecting with a mask on the device would size its output from the data (a wait for the
+    device); :func:`opt_info_from` copies ``values`` and ``mask`` with the other records and
+    selects on the host.
+
+    Attributes:
+        values: Any shape, on the device.
+        mask: ``values``' shape, bool.
+        stride: Keep every ``stride``-th selected entry (row-major order).
+    """
+
+    values: torch.Tensor
+    mask: torch.Tensor
+    stride: int = 1
+
+
+Record = torch.Tensor | MaskedRecord
+
+
+def opt_info_from(opt_info_cls: Any, records: Mapping[str, Sequence[Record]]) -> Any:
+    """``opt_info_cls`` of Python float lists from per-update tensors, in one copy to the host.
+
+    The updates keep their diagnostics as tensors (0-dim or ``[n]``, on the device); here all
+    fields' tensors go to the host together (one copy per device they are on), once per call,
+    so no update waits on a device-to-host copy.
 
     Args:
         opt_info_cls: An OptInfo namedtuple class.
-        records: Field -> the tensors the updates recorded (missing or empty: ``[]``).
+        records: Field -> the tensors (or :class:`MaskedRecord`) the updates recorded (missing
+            or empty: ``[]``).
     """
-    return opt_info_cls(
-        **{field: _floats(records.get(field, ())) for field in opt_info_cls._fields}
-    )
+    fields = opt_info_cls._fields
+    flat: list[torch.Tensor] = []
+    for field in fields:
+        for record in records.get(field, ()):
+            if isinstance(record, MaskedRecord):
+                flat += [record.values.detach(), record.mask]
+            else:
+                flat.append(torch.as_tensor(record).detach())
+    host = iter(_to_host(flat))
+    values: dict[str, list[float]] = {}
+    for field in fields:
+        parts = []
+        for record in records.get(field, ()):
+            part = next(host)
+            if isinstance(record, MaskedRecord):
+                mask = next(host).reshape(record.mask.shape).bool()
+                part = part.reshape(record.values.shape)[mask][:: record.stride]
+            parts.append(part.reshape(-1))
+        values[field] = torch.cat(parts).tolist() if parts else []
+    return opt_info_cls(**values)
 
 
-def _floats(values: Sequence[torch.Tensor]) -> list[float]:
-    if not values:
-        return []
-    return torch.cat([torch.as_tensor(t).detach().reshape(-1) for t in values]).tolist()
+def _to_host(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
+    """``tensors`` on the host, each in its own dtype: one copy per device they come from."""
+    out: list[torch.Tensor | None] = [t if t.device.type == "cpu" else None for t in tensors]
+    on_devices: dict[torch.device, list[int]] = {}
+    for i, tensor in enumerate(tensors):
+        if out[i] is None:
+            on_devices.setdefault(tensor.device, []).append(i)
+    for indexes in on_devices.values():
+        # One buffer of the promoted dtype (float32 and float64 values convert exactly).
+        joined = torch.cat([tensors[i].reshape(-1) for i in indexes]).cpu()
+        sizes = [tensors[i].numel() for i in indexes]
+        for i, part in zip(indexes, joined.split(sizes), strict=True):
+            out[i] = part.to(tensors[i].dtype)
+    return cast(list[torch.Tensor], out)
 
 
 class RlAlgorithm:

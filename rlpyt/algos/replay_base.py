@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import torch
 
-from rlpyt.algos.base import RlAlgorithm, make_optimizer, opt_info_from
+from rlpyt.algos.base import Record, RlAlgorithm, make_optimizer, opt_info_from
 from rlpyt.algos.replay_mixin import ReplayAlgoMixin
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.logging import logger
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from rlpyt.utils.collections import AttrDict, NamedArrayTupleLike
     from rlpyt.utils.records import BatchSpec, Samples
 
-Records = dict[str, list[torch.Tensor]]
+Records = dict[str, list[Record]]
 Inputs = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
 
 _COUNT = dict(low=1, integer=True)

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 
+from rlpyt.algos.base import MaskedRecord
 from rlpyt.algos.dqn.dqn import DQN, PRIORITY_EPS, TD_ERROR_STRIDE
 from rlpyt.algos.replay_base import Records, backward_into
 from rlpyt.algos.replay_mixin import (
@@ -60,7 +61,6 @@ from rlpyt.replays.sequence.frame import (
 )
 from rlpyt.replays.sequence.prioritized import PrioritizedSequenceReplayBuffer
 from rlpyt.replays.sequence.uniform import UniformSequenceReplayBuffer
-from rlpyt.utils.buffer import buffer_to
 from rlpyt.utils.collections import namedarraytuple
 from rlpyt.utils.keywords import extends_keywords
 from rlpyt.utils.logging import logger
@@ -87,7 +87,6 @@ SamplesToBufferValidRnn = namedarraytuple(
 SamplesToBufferTlValidRnn = namedarraytuple(
     "SamplesToBufferTlValidRnn", SamplesToBufferTlValid._fields + ("prev_rnn_state",)
 )
-CPU = torch.device("cpu")
 RNN_RECORDS = {
     SamplesToBuffer: SamplesToBufferRnn,
     SamplesToBufferTl: SamplesToBufferTlRnn,
@@ -385,13 +384,16 @@ class R2D1(DQN):
         backward_into(loss, self._params)
         grad_norm = self.step_optimizer(self.optimizer, self._params)
         if self.prioritized_replay:
+            # The replay's sum tree is on the host: the update's one copy from the device.
+            priorities = priorities.cpu()
             # + eps (Schaul et al.): a zero priority would never be replayed again.
             self.replay_buffer.update_batch_priorities(priorities.numpy() + PRIORITY_EPS)
         self.update_counter += 1
         self.update_target_if_due()
         records["loss"].append(loss.detach())
         records["gradNorm"].append(grad_norm)
-        records["tdAbsErr"].append(td_abs_errors[valid > 0][::TD_ERROR_STRIDE])
+        # Every 8th valid error, chosen on the host when the OptInfo is built.
+        records["tdAbsErr"].append(MaskedRecord(td_abs_errors, valid > 0, TD_ERROR_STRIDE))
         records["priority"].append(priorities)
 
     def loss(self, samples: NamedArrayTupleLike, target: torch.Tensor | None = None) -> Any:
@@ -407,7 +409,8 @@ class R2D1(DQN):
 
         Returns:
             ``(loss, td_abs_errors [batch_T, B], valid [batch_T, B], priorities [B])``, all
-            but the loss detached on the CPU; ``td_abs_errors`` clipped at ``delta_clip``.
+            on the model's device, all but the loss detached; ``td_abs_errors`` clipped at
+            ``delta_clip``.
         """
         q, y, valid = self.q_and_targets(samples)
         delta = y - q
@@ -423,8 +426,7 @@ class R2D1(DQN):
         if self.delta_clip is not None:
             td_abs_errors = td_abs_errors.clamp(max=self.delta_clip)
         priorities = sequence_priorities(td_abs_errors, valid, self.pri_eta)
-        # What the replay and the log need goes back to the host in one call.
-        return (loss, *buffer_to((td_abs_errors, valid, priorities), CPU))
+        return loss, td_abs_errors, valid, priorities
 
     def q_and_targets(
         self, samples: NamedArrayTupleLike
