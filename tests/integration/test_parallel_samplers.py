@@ -205,7 +205,10 @@ def test_identical_samples_under_every_start_method(start_method):
             assert_same_samples(expected, actual, f"{SamplerCls.__name__}/{start_method}")
 
 
-def test_alternating_and_no_overlap_give_the_same_samples():
+@pytest.mark.parametrize("CollectorCls", [GpuResetCollector, GpuWaitResetCollector])
+def test_alternating_and_no_overlap_give_the_same_samples(CollectorCls):
+    """Two workers stepping both halves of their envs in turn, and four with one env each."""
+
     def run(SamplerCls, n_worker):
         torch.manual_seed(0)
         sampler = SamplerCls(
@@ -214,7 +217,7 @@ def test_alternating_and_no_overlap_give_the_same_samples():
             batch_T=8,
             batch_B=4,
             max_decorrelation_steps=5,
-            CollectorCls=GpuWaitResetCollector,
+            CollectorCls=CollectorCls,
         )
         agent = AlternatingClassicLstmAgent()
         affinity = dict(workers_cpus=list(range(n_worker)), set_affinity=False, alternating=True)
@@ -358,5 +361,66 @@ def test_cpu_sampler_runs_a_gaussian_agent():
     try:
         samples, _ = sampler.obtain_samples(0)
         assert samples.agent.action.shape == (4, 2, 1)
+    finally:
+        sampler.shutdown()
+
+
+# -- alternating samplers: a worker steps one half of its envs while the master serves the other
+
+
+class GatedProbeEnv(ProbeEnv):
+    """ProbeEnv whose env seeded ``gated_seed`` holds its first step until ``gate`` is set."""
+
+    def __init__(self, gate, gated_seed):
+        super().__init__()
+        self.gate = gate
+        self.gated_seed = gated_seed
+
+    def step(self, action):
+        if self._seed == self.gated_seed and self._steps == 0:
+            if not self.gate.wait(timeout=20):
+                raise RuntimeError("the master served no next step while this env stepped")
+        return super().step(action)
+
+
+class GateOpeningAgent(ClassicFfAgent):
+    """Sets ``gate`` at its third step call after ``n_steps`` is zeroed: group 0 at time step
+    1 (after group 0 and group 1 at time step 0)."""
+
+    def __init__(self, gate):
+        super().__init__()
+        self.gate = gate
+        self.n_steps = 0
+
+    def step(self, observation, prev_action, prev_reward):
+        self.n_steps += 1
+        if self.n_steps == 3:
+            self.gate.set()
+        return super().step(observation, prev_action, prev_reward)
+
+
+def test_alternating_worker_steps_one_half_while_the_master_serves_its_other_half():
+    """Env 1 (group 1, on worker 0 with env 0 of group 0) waits, in its first step, until the
+    master has computed group 0's actions for time step 1, which needs env 0's next
+    observation from the same worker: only a worker that publishes one half's observations
+    before stepping its other half gets there (one round trip for all its envs deadlocks)."""
+    import multiprocessing as mp
+
+    gate = mp.get_context("fork").Event()
+    sampler = AlternatingSampler(
+        EnvCls=GatedProbeEnv,
+        env_kwargs=dict(gate=gate, gated_seed=1),
+        batch_T=3,
+        batch_B=4,
+        max_decorrelation_steps=0,
+        start_method="fork",
+    )
+    agent = GateOpeningAgent(gate)
+    sampler.initialize(agent, affinity=dict(TWO_WORKERS, alternating=True), seed=0)
+    agent.n_steps = 0  # the example step while building the buffers does not count
+    try:
+        samples, _ = sampler.obtain_samples(0)
+        pid = samples.env.env_info.pid
+        assert (pid[:, 0] == pid[:, 1]).all() and (pid[:, 0] != pid[:, 2]).all()
     finally:
         sampler.shutdown()

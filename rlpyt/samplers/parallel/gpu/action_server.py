@@ -41,7 +41,7 @@ import torch
 from rlpyt.protocols import Agent
 from rlpyt.samplers.collections import BatchSpec, StepBuffer
 from rlpyt.samplers.evaluation import evaluation_rng
-from rlpyt.utils.buffer import numpify_buffer
+from rlpyt.utils.buffer import buffer_method, numpify_buffer
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.launching.threads import torch_threads
 from rlpyt.utils.shared_memory import SharedNdarray
@@ -185,10 +185,12 @@ def _release_all(semaphores: list[Semaphore]) -> None:
 class AlternatingActionServer(ActionServer):
     """Mixin of AlternatingSampler: the two env groups take turns with the agent.
 
-    Per time step, for group ``alt`` in (0, 1): acquire the group's ``obs_ready``, run the agent
-    on its half of the step buffer, release its ``act_ready``; so group 0 steps its envs while
-    the agent serves group 1, and the other way round. Alternating recurrent agents keep one
-    state per group and switch on every step; ``reset_one`` indexes are local to the group.
+    Group ``g`` is the columns ``g::2`` of the step buffer; each worker has one semaphore pair
+    per group (``sync.halves[g]``) and steps its half of a group while the agent serves the
+    other. Per time step, for group ``g`` in (0, 1): acquire the group's ``obs_ready`` from
+    every worker holding envs of it, run the agent on the group's (strided) view of the step
+    buffer, release its ``act_ready``. Alternating recurrent agents keep one state per group
+    and switch on every step; ``reset_one`` indexes are local to the group.
     """
 
     group_slices: list[slice]
@@ -208,15 +210,18 @@ class AlternatingActionServer(ActionServer):
         self._finish_groups(groups)
 
     def _groups(self) -> list[AttrDict]:
+        """Per group: its env columns, step buffer views and each worker's half semaphores."""
         return [
             AttrDict(
                 envs=envs,
                 step_np=self.step_buffer_np[envs],
                 step_pyt=self.step_buffer_pyt[envs],
-                obs_ready=[self.syncs[w].obs_ready for w in workers],
-                act_ready=[self.syncs[w].act_ready for w in workers],
+                obs_ready=[self.syncs[w].halves[g].obs_ready for w in workers],
+                act_ready=[self.syncs[w].halves[g].act_ready for w in workers],
             )
-            for envs, workers in zip(self.group_slices, self.group_workers, strict=True)
+            for g, (envs, workers) in enumerate(
+                zip(self.group_slices, self.group_workers, strict=True)
+            )
         ]
 
     def _serve_group(self, t: int, group: AttrDict) -> None:
@@ -224,7 +229,7 @@ class AlternatingActionServer(ActionServer):
         agent_buf = self.samples_np.agent
         if t > 0 and self.mid_batch_reset:
             self._reset_done(step_np.done)
-        action, agent_info = self.agent.step(step_pyt.observation, step_pyt.action, step_pyt.reward)
+        action, agent_info = self.agent.step(*_contiguous_inputs(step_pyt))
         action = action.numpy()
         step_np.action[:] = action
         agent_buf.action[t, group.envs] = action
@@ -238,7 +243,7 @@ class AlternatingActionServer(ActionServer):
             if self.mid_batch_reset:
                 self._reset_done(done)
             if "bootstrap_value" in self.samples_np.agent:
-                value = self._served().value(step_pyt.observation, step_pyt.action, step_pyt.reward)
+                value = self._served().value(*_contiguous_inputs(step_pyt))
                 self.samples_np.agent.bootstrap_value[0, group.envs] = value.numpy()
             if not self.mid_batch_reset:
                 self._reset_done(done)
@@ -249,17 +254,30 @@ class AlternatingActionServer(ActionServer):
     def _eval_step(self, t: int) -> None:
         """Evaluation: all eval workers each step, the agent once per group (no overlap)."""
         step_np, step_pyt = self.eval_step_buffer_np, self.eval_step_buffer_pyt
+        n_envs = len(step_np.done)
         for envs in self.eval_group_slices:
-            if envs.stop <= envs.start:
+            if not len(range(n_envs)[envs]):
                 self.agent.toggle_alt()  # keep the pair of states in step
                 continue
             if t > 0:
                 self._reset_done(step_np.done[envs])
-            group_pyt = step_pyt[envs]
-            action, _agent_info = self.agent.step(
-                group_pyt.observation, group_pyt.action, group_pyt.reward
-            )
+            action, _agent_info = self.agent.step(*_contiguous_inputs(step_pyt[envs]))
             step_np.action[envs] = action.numpy()
+
+
+def _contiguous_inputs(step_pyt: StepBuffer) -> tuple[torch.Tensor, ...]:
+    """``(observation, prev_action, prev_reward)`` of a group's (strided) step buffer view.
+
+    A group's envs are every other column, so its views are strided; models may ``view``
+    their inputs, which needs contiguous memory (one small copy per forward).
+    """
+    return cast(
+        tuple[torch.Tensor, ...],
+        tuple(
+            buffer_method(x, "contiguous")
+            for x in (step_pyt.observation, step_pyt.action, step_pyt.reward)
+        ),
+    )
 
 
 class NoOverlapAlternatingActionServer(AlternatingActionServer):

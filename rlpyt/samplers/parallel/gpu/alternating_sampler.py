@@ -1,19 +1,24 @@
-"""AlternatingSampler and NoOverlapAlternatingSampler: two worker groups take turns.
+"""AlternatingSampler and NoOverlapAlternatingSampler: two env groups take turns with the agent.
 
 Box: Sampler (master side); the runner calls it like every sampler, and the action servers in
-``action_server.py`` say who waits on which semaphore. Workers ``[0, n/2)`` form group 0 with
-envs ``[0, B/2)``; workers ``[n/2, n)`` group 1 with envs ``[B/2, B)``. The master's agent
-computes actions for one group while the other group steps its envs, hiding the inference time
-behind env stepping (up to 2x when both take equally long). The affinity must say
-``alternating=True`` (``workers_cpus`` usually lists each core twice, e.g. a core and its
-hyperthread), with an even number of workers and an even ``batch_B``. Recurrent agents must be
-the ``Alternating*`` classes, which keep one recurrent state per group. Action noise comes from
-torch's generator (two draws per step, one per group), so unlike the other samplers these do
-not reproduce the serial sampler's samples.
+``action_server.py`` say who waits on which semaphore. The envs form two groups, the even
+columns of the ``[B]`` batch (group 0) and the odd ones (group 1); workers get contiguous env
+blocks as in GpuSampler, so each worker holds envs of both groups and steps its two halves in
+turn, one semaphore pair per half (``sync.halves``, see ``collectors.py``): while the master's
+agent computes actions for one group, every worker steps its half of the other group. Env
+stepping thus overlaps inference inside each worker, and every core stays busy with
+``n_worker`` workers on ``n_worker`` cores. The affinity must say ``alternating=True`` with an
+even number of workers (rlpyt's contract: ``workers_cpus`` once listed each core twice, one
+worker per group), and ``batch_B`` must be even. Recurrent agents must be the ``Alternating*``
+classes, which keep one recurrent state per group (``reset_one`` indexes within the group:
+column ``b`` is row ``b // 2`` of its group). Action noise comes from torch's generator (two
+draws per step, one per group), so unlike the other samplers these do not reproduce the serial
+sampler's samples; both classes give the same samples for one seed, whatever the worker count.
 """
 
 from __future__ import annotations
 
+from multiprocessing.context import BaseContext
 from typing import TYPE_CHECKING
 
 from rlpyt.samplers.parallel.base import split_ranks
@@ -22,9 +27,11 @@ from rlpyt.samplers.parallel.gpu.action_server import (
     NoOverlapAlternatingActionServer,
 )
 from rlpyt.samplers.parallel.gpu.sampler import GpuSamplerBase
+from rlpyt.utils.collections import AttrDict
 
 if TYPE_CHECKING:
     from rlpyt.protocols import Agent
+    from rlpyt.samplers.parallel.worker_group import WorkerGroup
 
 
 class AlternatingSamplerBase(GpuSamplerBase):
@@ -66,20 +73,45 @@ class AlternatingSamplerBase(GpuSamplerBase):
             n_worker = max(2, n_worker - 1)
         return n_worker
 
-    def _split(self, ranks: list[int]) -> tuple[list[list[int]], list[slice]]:
-        """Split ranks into two halves, each over half of the workers; local group slices."""
-        halves = split_ranks(ranks, 2)
-        half_workers = self.n_worker // 2
-        blocks = split_ranks(halves[0], half_workers) + split_ranks(halves[1], half_workers)
-        n0 = len(halves[0])
-        return blocks, [slice(0, n0), slice(n0, len(ranks))]
-
     def _layout(self, env_ranks: list[int]) -> None:
-        self.worker_env_ranks, self.group_slices = self._split(env_ranks)
-        eval_ranks = list(range(self.eval_n_envs))
-        self.worker_eval_ranks, self.eval_group_slices = self._split(eval_ranks)
-        half = self.n_worker // 2
-        self.group_workers = [list(range(half)), list(range(half, self.n_worker))]
+        """Workers get contiguous env blocks; group ``g`` is every other column from ``g``."""
+        self.worker_env_ranks = split_ranks(env_ranks, self.n_worker)
+        self.worker_eval_ranks = split_ranks(list(range(self.eval_n_envs)), self.n_worker)
+        self.group_slices = [slice(0, None, 2), slice(1, None, 2)]
+        self.eval_group_slices = [slice(0, None, 2), slice(1, None, 2)]
+        firsts = [ranks[0] - env_ranks[0] for ranks in self.worker_env_ranks]
+        self.worker_half_rows = [
+            half_rows(first, len(ranks))
+            for first, ranks in zip(firsts, self.worker_env_ranks, strict=True)
+        ]
+        self.group_workers = [
+            [
+                w
+                for w, ranks in enumerate(self.worker_env_ranks)
+                if range(len(ranks))[self.worker_half_rows[w][g]]
+            ]
+            for g in (0, 1)
+        ]  # a worker with one env is in one group only
+
+    def _build_parallel_ctrl(self, ctx: BaseContext, workers: WorkerGroup) -> None:
+        """Each worker gets a semaphore pair per half (the first is its ``obs_ready`` pair)."""
+        super()._build_parallel_ctrl(ctx, workers)
+        for sync, rows in zip(self.syncs, self.worker_half_rows, strict=True):
+            second = AttrDict(rows=rows[1], obs_ready=ctx.Semaphore(0), act_ready=ctx.Semaphore(0))
+            first = AttrDict(rows=rows[0], obs_ready=sync.obs_ready, act_ready=sync.act_ready)
+            sync.halves = [first, second]
+            workers.wake_on_stop.append(second.act_ready)
+
+
+def half_rows(first: int, n_envs: int) -> tuple[slice, slice]:
+    """A worker's local rows of group 0 and of group 1 (group ``g``: even or odd columns).
+
+    Args:
+        first: The worker's first column in the ``[B]`` batch.
+        n_envs: Its number of envs.
+    """
+    start = first % 2  # local row of the worker's first group-0 column
+    return slice(start, n_envs, 2), slice(1 - start, n_envs, 2)
 
 
 class AlternatingSampler(AlternatingActionServer, AlternatingSamplerBase):
