@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-__all__ = ["Components", "build_components", "instantiate"]
+__all__ = ["Components", "build_components", "env_name", "instantiate", "recorded_config"]
 
 DEFAULT_RANKS = 2
 """Processes of a ``--runner sync`` run started by the CLI without ``--ranks``."""
@@ -127,6 +127,24 @@ def instantiate(built: BuiltConfig) -> Components:
         TrajInfoCls=traj_info_cls,
         runner_kind=built.runner,
     )
+
+
+def recorded_config(spec: RunSpec, components: Components) -> dict[str, Any]:
+    """What params.json and variant.json record of a command-line run.
+
+    The top-level keys ``algorithm`` (the command's algorithm name, e.g. ``ppo``) and
+    ``environment`` (:func:`env_name`) name the run for ``rlpyt plot``'s panels and viskit's
+    menus; the config's sections follow.
+    """
+    from rlpyt.plot import ALGORITHM_KEY, ENV_KEY  # noqa: PLC0415 (numpy only, no matplotlib)
+
+    identity = {ALGORITHM_KEY: spec.algo, ENV_KEY: env_name(components.env_kwargs)}
+    return {**identity, **components.config}
+
+
+def env_name(env_kwargs: dict[str, Any]) -> str:
+    """The env's gymnasium id, Atari game or envpool task id, as its keywords name it."""
+    return str(env_kwargs.get("id", env_kwargs.get("game", env_kwargs.get("task_id"))))
 
 
 def env_classes(kind: str, vector: str | None) -> tuple[Any, type]:

@@ -12,12 +12,19 @@ import click
 
 PLOT_HELP = """Plot learning curves of every run below RUN_OR_SWEEP_DIR into a PNG.
 
-Runs whose settings differ (e.g. the learning rates of a sweep) become separate curves: the
-mean over their seeds with a band of one standard deviation. Needs matplotlib (the plot extra).
+Each algorithm and env gets a panel titled with both (runs of train scripts: the algorithm
+class and env id their params.json records). Inside a panel, runs whose settings differ (e.g.
+the learning rates of a sweep) become separate curves, named in the legend: the mean over
+their seeds with a band of one standard deviation. At most 9 panels of 10 curves are drawn;
+the terminal says how runs were grouped and what was left out. Needs matplotlib (the plot
+extra).
 
 \b
 Examples:
   rlpyt plot runs/ppo_CartPole-v1/run_0
+  rlpyt plot runs --filter algorithm=ppo --filter environment=CartPole-v1
+  rlpyt plot runs --split environment         # algorithms side by side, per env
+  rlpyt plot runs --split none --group exp_name   # one curve per run folder
   rlpyt plot runs/local/20260101/120000/ppo_sweep --key Diagnostics/CumTime --out time.png
 """
 
@@ -48,9 +55,24 @@ Examples:
     "--group",
     multiple=True,
     help="Parameter key (dotted, e.g. algo.learning_rate) that defines the curves "
-    "(repeatable). Default: every key whose value differs between runs.",
+    "(repeatable). Default: inside each panel, every key whose value differs between its runs "
+    "(exp_name: one curve per run folder).",
 )
-@click.option("--split", default=None, help="Parameter key: one panel per value.")
+@click.option(
+    "--split",
+    default=None,
+    help="Parameter key: one panel per value ('none': one panel). Default: one panel per "
+    "algorithm and env.",
+)
+@click.option(
+    "--filter",
+    "filters",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Plot only the runs whose parameter KEY has this value, e.g. algorithm=ppo, "
+    "environment=CartPole-v1, algo.learning_rate=1e-3 (repeatable; one key given twice "
+    "keeps either value).",
+)
 @click.option(
     "--out",
     type=click.Path(dir_okay=False),
@@ -71,6 +93,7 @@ def plot(
     x: str,
     group: tuple[str, ...],
     split: str | None,
+    filters: tuple[str, ...],
     out: str | None,
     title: str | None,
     aggregate: str | None,
@@ -81,7 +104,10 @@ def plot(
     if out is None:
         out = os.path.join(paths[0], f"curves_{y.replace('/', '_')}.png")
     try:
-        png = plot_runs(list(paths), x, y, out, split, list(group) or None, title, aggregate)
+        png = plot_runs(
+            list(paths), x, y, out, split, list(group) or None, title, aggregate,
+            filters=filters, echo=lambda line: click.echo(line, err=True),
+        )  # fmt: skip
     except (FileNotFoundError, KeyError, ValueError, ImportError) as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(png)

@@ -145,11 +145,12 @@ def test_runs_that_differ_in_many_keys_get_a_legend_that_fits(tmp_path, capsys):
                 logger.dump_tabular()
     capsys.readouterr()
     logger.reset()
+    runs = plot.load_runs([str(tmp_path / "mixed")])
     curves = plot.make_curves(
-        plot.load_runs([str(tmp_path / "mixed")]), "Diagnostics/CumSteps", "ReturnAverage"
-    )
+        runs, "Diagnostics/CumSteps", "ReturnAverage", plot.distinct_keys(runs), plot.SPLIT_NONE
+    )  # every run in one panel, a curve per setting of every key that differs
     assert len(curves) == 6 and all(len(curve.label) > plot.LEGEND_WIDTH for curve in curves)
-    figure = plot._figure(curves, "Diagnostics/CumSteps", "ReturnAverage", None, "mixed")
+    figure = plot._figure(curves, "Diagnostics/CumSteps", "ReturnAverage", "mixed")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # "constrained_layout not applied" is a UserWarning
         figure.savefig(tmp_path / "mixed.png", dpi=100)
