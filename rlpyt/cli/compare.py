@@ -23,7 +23,7 @@ score) go to a PNG when matplotlib is installed. docs/statistics.md explains the
 
 \b
 Examples:
-  rlpyt compare data/local/20260101/120000/cartpole_ppo_demo
+  rlpyt compare runs/local/20260101/120000/ppo_CartPole-v1
   rlpyt compare sweep_a sweep_b --group algo.learning_rate --gamma 500
   rlpyt compare atari_sweep --task env.game --key ReturnAverage
 """

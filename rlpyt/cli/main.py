@@ -28,7 +28,7 @@ A day's loop:
   rlpyt play runs/ppo_CartPole-v1/run_0 --episodes 3 --video ppo.mp4
   rlpyt sweep ppo --env CartPole-v1 --grid algo.learning_rate=3e-4,1e-3 --seeds 2
   rlpyt tune ppo --env CartPole-v1 --trials 20
-  rlpyt compare data/local/<date>/<time>/ppo_CartPole-v1
+  rlpyt compare runs/local/<date>/<time>/ppo_CartPole-v1
 """
 
 

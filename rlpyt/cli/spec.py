@@ -13,7 +13,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["RunSpec"]
+__all__ = ["RUNS_DIR", "RunSpec"]
+
+RUNS_DIR = "runs"
+"""Where every ``rlpyt`` command writes by default, under the working directory: ``train``
+``runs/<algo>_<env>/run_<N>``, ``sweep`` ``runs/local/<yyyymmdd>/<HHMMSS>/<title>``, ``tune``
+``runs/tune/<algo>_<env>_<yyyymmdd-HHMMSS>``. (Scripts under ``logger_context`` and
+``run_experiments`` write to ``data/`` instead: ``rlpyt.utils.logging.context.LOG_DIR``.)"""
 
 
 @dataclass
@@ -71,7 +77,7 @@ class RunSpec:
     config: str | None = None
     config_file: str | None = None
     target_reward: float | None = None
-    log_dir: str = "runs"
+    log_dir: str = RUNS_DIR
     tensorboard: bool = False
     eval_episodes: int | None = None
     log_interval_steps: int | None = None

@@ -18,7 +18,7 @@ from rlpyt.cli.compose import build_components
 from rlpyt.cli.errors import verbose_option
 from rlpyt.cli.grid import flatten_variant, load_sweep_file, make_grid, parse_grid_option
 from rlpyt.cli.options import AlgorithmType, run_options, spec_from_options
-from rlpyt.cli.spec import RunSpec
+from rlpyt.cli.spec import RUNS_DIR, RunSpec
 from rlpyt.cli.sweep_run import encode_spec
 from rlpyt.cli.wandb_options import check_wandb, wandb_from_options, wandb_options
 
@@ -141,7 +141,7 @@ def sweep(
         variants=variants,
         log_dirs=log_dirs,
         common_args=(encode_spec(spec),),
-        root_log_dir=os.path.abspath(root_log_dir or "runs"),
+        root_log_dir=os.path.abspath(root_log_dir or RUNS_DIR),
     )
     exp_dir, failed = _launch(launcher, args, spec, cores, cluster)
     click.echo(f"Sweep folder: {exp_dir}\n  plot it: rlpyt plot {exp_dir}")

@@ -19,7 +19,7 @@ import click
 from rlpyt.cli.compose import Components, build_components, with_torch_threads
 from rlpyt.cli.errors import record_traceback, verbose_option
 from rlpyt.cli.options import AlgorithmType, algorithms_help, run_options, spec_from_options
-from rlpyt.cli.spec import RunSpec
+from rlpyt.cli.spec import RUNS_DIR, RunSpec
 from rlpyt.cli.wandb_options import check_wandb, wandb_from_options, wandb_options
 
 SNAPSHOT_MODES = ("last", "all", "none")
@@ -97,7 +97,7 @@ def run_context(components: Components) -> Any:
 def default_log_dir(algo: str, env: str | None) -> str:
     """``runs/<algo>_<env>`` (``/`` in the env id becomes ``_``) under the working directory."""
     slug = (env or "default").replace("/", "_")
-    return os.path.abspath(os.path.join("runs", f"{algo}_{slug}"))
+    return os.path.abspath(os.path.join(RUNS_DIR, f"{algo}_{slug}"))
 
 
 def next_run_id(log_dir: str) -> int:

@@ -33,7 +33,7 @@ import click
 from rlpyt.cli.compose import build_components
 from rlpyt.cli.errors import record_traceback, verbose_option
 from rlpyt.cli.options import AlgorithmType, run_options, spec_from_options
-from rlpyt.cli.spec import RunSpec
+from rlpyt.cli.spec import RUNS_DIR, RunSpec
 from rlpyt.utils.logging.context import logger_context, record_params_section
 from rlpyt.utils.seed import make_seed
 
@@ -352,7 +352,7 @@ def _study_dir(algo: str, env: str | None) -> str:
     """``runs/tune/<algo>_<env>_<yyyymmdd-HHMMSS>``: a new folder per study."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     env_name = (env or "default").replace("/", "_")
-    return os.path.join("runs", "tune", f"{algo}_{env_name}_{stamp}")
+    return os.path.join(RUNS_DIR, "tune", f"{algo}_{env_name}_{stamp}")
 
 
 def _space_for(algo: str, path: str | None) -> dict[str, Any]:
