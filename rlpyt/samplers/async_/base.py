@@ -165,6 +165,7 @@ class AsyncParallelSamplerMixin(AsyncSamplerMixin):
     n_worker: int
     _check_agent: Any
     _get_n_worker: Any
+    _sampler_affinity: Any
     _layout: Any
     _start_workers: Any
     _prepare_master_agent: Any
@@ -188,6 +189,7 @@ class AsyncParallelSamplerMixin(AsyncSamplerMixin):
         self.affinity = dict(affinity or {})
         validate_affinity(self.affinity)
         pin_sampler_process(self.affinity)
+        self.affinity = self._sampler_affinity(self.affinity)
         self.n_worker = self._get_n_worker(self.affinity)
         self._layout(list(range(self.batch_spec.B)))
         self._prepare_sampler_agent(self.agent)
@@ -196,7 +198,7 @@ class AsyncParallelSamplerMixin(AsyncSamplerMixin):
 
     def busy_processes(self, affinity: dict) -> int:
         """The workers, which step envs while the sampler process mostly waits for them."""
-        return int(self._get_n_worker(affinity))
+        return int(self._get_n_worker(self._sampler_affinity(dict(affinity))))
 
     def _build_parallel_ctrl(self, ctx: BaseContext, workers: WorkerGroup) -> None:
         super()._build_parallel_ctrl(ctx, workers)  # type: ignore[misc]

@@ -135,7 +135,8 @@ class ParallelSamplerBase(BaseSampler):
             affinity: Dict with ``workers_cpus`` (one CPU or CPU tuple per worker; its length
                 is the number of workers), ``set_affinity`` (pin workers; default True when
                 ``workers_cpus`` is given), ``worker_torch_threads`` (default 1), and for
-                GPU samplers ``cuda_idx``; None: one worker per allowed CPU, unpinned.
+                GPU samplers ``cuda_idx``; None: one worker per allowed CPU, unpinned (GPU
+                samplers with ``cuda_idx`` leave the master a core: ``_sampler_affinity``).
             seed: Sampler seed: env ``i`` gets ``seed + i`` (global index), as in serial.
             bootstrap_value: Record the value of the state after the batch.
             traj_info_kwargs: Keywords of every TrajInfo (e.g. ``discount``).
@@ -150,6 +151,7 @@ class ParallelSamplerBase(BaseSampler):
         self._check_agent(agent, affinity)
         self.affinity = dict(affinity or {})
         validate_affinity(self.affinity)
+        self.affinity = self._sampler_affinity(self.affinity)
         self.seed = seed
         B = self.batch_spec.B
         self.global_B = B * world_size
@@ -173,6 +175,10 @@ class ParallelSamplerBase(BaseSampler):
 
     def _prepare_master_agent(self, agent: Agent) -> None:
         """Hook: after the workers are ready, prepare the master's agent (GPU samplers)."""
+
+    def _sampler_affinity(self, affinity: dict) -> dict:
+        """Hook: the affinity the workers are laid out from (GPU samplers keep a master core)."""
+        return affinity
 
     def _get_n_worker(self, affinity: dict) -> int:
         workers_cpus = affinity.get("workers_cpus")

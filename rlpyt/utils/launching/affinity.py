@@ -9,7 +9,8 @@ turns that into the structure its runner reads with :func:`affinity_from_code`:
 - single-process runners (``MinibatchRl``): an ``AttrDict`` with ``cuda_idx`` (None on CPU),
   ``master_cpus``, ``workers_cpus`` (one CPU tuple per sampler worker; its length is the number
   of workers), ``master_torch_threads``, ``worker_torch_threads``, ``alternating``,
-  ``set_affinity`` and ``all_cpus`` (everything the run may touch, for ``taskset``);
+  ``set_affinity`` and ``all_cpus`` (everything the run may touch, for ``taskset``); GPU layouts
+  add ``keep_master_core`` (see :func:`master_core_affinity`);
 - ``SyncRl``: a list of those, one per GPU (or per CPU rank when ``n_gpu=0``);
 - ``AsyncRl``: an ``AttrDict`` with ``all_cpus``, ``optimizer`` (list of dicts with ``cpus``,
   ``cuda_idx``, ``torch_threads``, ``set_affinity``), ``sampler`` (one single-process affinity,
@@ -24,6 +25,7 @@ work unchanged inside cgroup or Slurm cpusets.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.launching.cpus import (
@@ -51,6 +53,7 @@ __all__ = [
     "encode_affinity",
     "get_n_run_slots",
     "make_affinity",
+    "master_core_affinity",
     "prepend_run_slot",
     "quick_affinity_code",
     "remove_run_slot",
@@ -236,9 +239,12 @@ def _build_logical(run_slot: int, affinity_code: str) -> AttrDict | list[AttrDic
         return async_gpu_affinity(run_slot, p) if p.gpu else async_cpu_affinity(run_slot, p)
     if p.gpu == 0:
         return multicpu_affinity(run_slot, p) if p.gpr > 1 else cpu_affinity(run_slot, p)
-    if p.gpr > 1:
-        return multigpu_affinity(run_slot, p)
-    return gpu_affinity(run_slot, p)
+    affinity = multigpu_affinity(run_slot, p) if p.gpr > 1 else gpu_affinity(run_slot, p)
+    for rank_affinity in _as_list(affinity):
+        # Without a cpu_reserved token the layout puts workers on every core; samplers whose
+        # master serves the agent on the GPU then leave it one (see master_core_affinity).
+        rank_affinity.keep_master_core = p.res is None
+    return affinity
 
 
 def affinity_from_code(run_slot_affinity_code: str) -> AttrDict | list[AttrDict]:
@@ -277,6 +283,55 @@ def affinity_from_code(run_slot_affinity_code: str) -> AttrDict | list[AttrDict]
 def make_affinity(run_slot: int = 0, **kwargs) -> AttrDict | list[AttrDict]:
     """``affinity_from_code(encode_affinity(run_slot=run_slot, **kwargs))`` in one call."""
     return affinity_from_code(encode_affinity(run_slot=run_slot, **kwargs))
+
+
+def master_core_affinity(affinity: dict, cpus: Sequence[int]) -> dict:
+    """The affinity of a sampler whose master runs the agent on a GPU: one core left to it.
+
+    A GPU sampler's master runs a batched forward per time step while the workers step their
+    envs; with one worker on every core the master's forward waits for a core, and so does
+    every worker waiting for it. So when ``cuda_idx`` is set, the workers of one core are
+    dropped (pure function; the affinity is not changed in place):
+
+    - ``workers_cpus`` from an affinity code (``keep_master_core`` True: a GPU layout without
+      ``cpu_reserved``): the last entry, or for ``alternating`` layouts (two equal groups of
+      entries, a core's two workers at the same position in each) the last entry of each group;
+    - no ``workers_cpus`` (one unpinned worker per CPU by default): one worker per CPU but one
+      (an even number of them for ``alternating``), unpinned.
+
+    An explicit ``workers_cpus`` (no ``keep_master_core``) is used as given, and so is a layout
+    that would keep fewer than one worker (two for ``alternating``).
+
+    Args:
+        affinity: The sampler's affinity (``cuda_idx``, ``workers_cpus``, ``alternating``,
+            ``keep_master_core``, ...).
+        cpus: The CPUs this process may use (``cpus.allowed_cpus()``).
+
+    Returns:
+        The affinity to run with: ``affinity`` itself, or a copy with new ``workers_cpus``.
+    """
+    if affinity.get("cuda_idx") is None:
+        return affinity
+    alternating = bool(affinity.get("alternating"))
+    workers = affinity.get("workers_cpus")
+    if workers:
+        if not affinity.get("keep_master_core"):
+            return affinity
+        kept = _without_last_core(list(workers), alternating)
+    else:
+        n_worker = len(cpus) - 1
+        kept = list(cpus)[: n_worker - n_worker % 2 if alternating else n_worker]
+        affinity = dict(affinity, set_affinity=False)  # workers stay unpinned
+    if len(kept) < (2 if alternating else 1):
+        return affinity
+    return dict(affinity, workers_cpus=kept, keep_master_core=False)
+
+
+def _without_last_core(workers: list, alternating: bool) -> list:
+    if not alternating:
+        return workers[:-1]
+    half = len(workers) // 2
+    return workers[: half - 1] + workers[half:-1]
 
 
 def _as_list(affinity: AttrDict | list[AttrDict]) -> list[AttrDict]:

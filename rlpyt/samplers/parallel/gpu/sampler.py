@@ -25,6 +25,8 @@ from rlpyt.samplers.parallel.gpu.action_server import ActionServer
 from rlpyt.samplers.parallel.gpu.collectors import GpuEvalCollector, GpuResetCollector
 from rlpyt.samplers.parallel.worker_group import WorkerGroup
 from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.launching.affinity import master_core_affinity
+from rlpyt.utils.launching.cpus import allowed_cpus
 from rlpyt.utils.shared_memory import np_mp_array
 
 if TYPE_CHECKING:
@@ -75,6 +77,14 @@ class GpuSamplerBase(ParallelSamplerBase):
             start_method=start_method,
             worker_timeout=worker_timeout,
         )
+
+    def _sampler_affinity(self, affinity: dict) -> dict:
+        """With ``cuda_idx``, the default worker layout leaves the master one core.
+
+        See :func:`~rlpyt.utils.launching.affinity.master_core_affinity`: an explicit
+        ``workers_cpus`` is used as given.
+        """
+        return master_core_affinity(affinity, allowed_cpus())
 
     def _prepare_master_agent(self, agent: Agent) -> None:
         """The master's agent steps every env: its noise rows, states and mode for serving."""
