@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from rlpyt.cli.envs import max_episode_steps
-from rlpyt.cli.overrides import apply_overrides
+from rlpyt.cli.overrides import apply_overrides, check_value_types
 from rlpyt.cli.registry import RUNNERS, SAMPLER_KEYS, import_object
 from rlpyt.cli.resolve import ENV_IDENTITY, Resolution
 from rlpyt.utils.launching.variant import update_config
@@ -79,8 +79,9 @@ def build_config(resolution: Resolution) -> BuiltConfig:
     """The config of the resolved run, with the spec's fields and overrides applied.
 
     Raises:
-        ValueError: an unreadable config file, an unknown ``--set`` key, or a flag the
-            algorithm or runner has no keyword for; each message says what exists.
+        ValueError: an unreadable config file, an unknown ``--set`` key or a value not of its
+            keyword's type, or a flag the algorithm or runner has no keyword for; each message
+            says what exists.
     """
     spec = resolution.spec
     config = resolution.config.load()
@@ -95,7 +96,9 @@ def build_config(resolution: Resolution) -> BuiltConfig:
     if spec.snapshot_replay:
         require_keyword(classes["algo"], "snapshot_replay", "--snapshot-replay")
         config["algo"]["snapshot_replay"] = True
-    config = apply_overrides(config, spec.overrides, valid_override_keys(config, classes))
+    overridden = apply_overrides(config, spec.overrides, valid_override_keys(config, classes))
+    check_value_types(spec.overrides, config, classes)
+    config = overridden
     fit_log_interval(config, spec)
     classes["runner"] = import_object(RUNNERS[runner, evaluates(config)])
     return BuiltConfig(resolution, config, runner, vector, resolution.config.optim_cls, classes)

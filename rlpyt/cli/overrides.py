@@ -3,14 +3,19 @@
 Box: command line. ``rlpyt train``, ``rlpyt sweep`` and ``rlpyt tune`` parse each ``--set``
 with :func:`parse_assignment` and apply them with :func:`apply_overrides`, which refuses a key
 that is neither in the config nor a keyword of the class the section is splatted into (the
-composition passes those as ``extra_keys``), naming the valid keys and the closest match.
+composition passes those as ``extra_keys``), naming the valid keys and the closest match;
+:func:`check_value_types` refuses a value not of its keyword's type, naming the key and the type.
 """
 
 from __future__ import annotations
 
 import ast
+import collections.abc
 import copy
 import difflib
+import inspect
+import types
+import typing
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -137,3 +142,199 @@ def apply_overrides(
             node = node[part]
         node[last] = copy.deepcopy(value)
     return updated
+
+
+# -- the type of a --set value ---------------------------------------------------------------
+
+_UNKNOWN = object()  # no expected type: the value goes to the class as it is
+_LIST_TYPES = (list, tuple, collections.abc.Sequence, collections.abc.Iterable)
+_EXAMPLES: dict[Any, str] = {int: "4", float: "3e-4", bool: "true", str: "adam"}
+
+
+def check_value_types(
+    overrides: Mapping[str, Any], config: Mapping[str, Any], classes: Mapping[str, Any]
+) -> None:
+    """Raise ValueError for the first ``--set`` value not of its keyword's type.
+
+    The expected type is the annotation of the keyword in the constructor of the class the
+    section goes to (``classes``); without one, the type of the keyword's default or of the
+    value the config holds now. Keys of the free ``env`` sections, and keywords whose type is
+    not a plain one (a class, a callable), are not checked.
+
+    Args:
+        overrides: Dotted key -> parsed ``--set`` value.
+        config: The config before the overrides (its values tell the type of unannotated keys).
+        classes: Section -> the class its keywords go to (``agent.model_kwargs.*`` goes to
+            ``classes["model"]``).
+
+    Raises:
+        ValueError: naming the key, the expected type with an example, and the value given.
+    """
+    for key, value in overrides.items():
+        expected, example = expected_type(key, config, classes)
+        if expected is _UNKNOWN or type_matches(value, expected) is not False:
+            continue
+        example = example or _example(expected)
+        hint = f" (e.g. {example})" if example and expected is not bool else ""
+        raise ValueError(
+            f"--set {key}={_as_text(value)}: expected {describe_type(expected)}{hint}, not "
+            f"{_describe_value(value)}."
+        )
+
+
+def expected_type(
+    key: str, config: Mapping[str, Any], classes: Mapping[str, Any]
+) -> tuple[Any, str | None]:
+    """The type ``key``'s value must have (``_UNKNOWN``: any) and an example value as text."""
+    parts = key.split(".")
+    current = _lookup(config, parts)
+    owner, name = classes.get(parts[0]), parts[-1]
+    if parts[:2] == ["agent", "model_kwargs"] and len(parts) == 3:
+        owner = classes.get("model")
+    elif len(parts) != 2:
+        owner = None
+    if parts[0] in ("env", "eval_env") and owner is None:
+        return _UNKNOWN, None
+    annotation, default = _keyword(owner, name) if owner is not None else (_UNKNOWN, None)
+    if annotation is not _UNKNOWN:
+        for sample in (current, default):
+            if sample is not None and type_matches(sample, annotation):
+                return annotation, _as_text(sample)
+        return annotation, None
+    sample = current if current is not None else default
+    return (_UNKNOWN, None) if sample is None else (_type_of(sample), _as_text(sample))
+
+
+def type_matches(value: Any, expected: Any) -> bool | None:
+    """Whether ``value`` has type ``expected`` (an annotation); None when it cannot tell."""
+    origin, args = typing.get_origin(expected), typing.get_args(expected)
+    if origin in (typing.Union, types.UnionType):
+        answers = [type_matches(value, arg) for arg in args]
+        return True if True in answers else (None if None in answers else False)
+    if origin is typing.Literal:
+        return value in args
+    if expected in (bool, int, float, str, type(None), None):
+        return _scalar_matches(value, expected)
+    if origin in _LIST_TYPES or expected in (list, tuple):
+        return _list_matches(value, args)
+    if origin in (dict, collections.abc.Mapping) or expected in (dict, collections.abc.Mapping):
+        return isinstance(value, dict)
+    return None
+
+
+def _scalar_matches(value: Any, expected: Any) -> bool:
+    if expected is None or expected is type(None):
+        return value is None
+    if isinstance(value, bool) or expected is bool:
+        return expected is bool and isinstance(value, bool)
+    if expected is float:
+        return isinstance(value, int | float)
+    return isinstance(value, expected)
+
+
+def _list_matches(value: Any, args: tuple[Any, ...]) -> bool | None:
+    if not isinstance(value, list | tuple):
+        return False
+    if not args:
+        return True
+    if len(args) == 2 and args[1] is Ellipsis or len(args) == 1:
+        answers = [type_matches(item, args[0]) for item in value]
+    elif len(args) == len(value):  # a fixed-length tuple
+        answers = [type_matches(item, arg) for item, arg in zip(value, args, strict=True)]
+    else:
+        return False
+    return False if False in answers else (None if None in answers else True)
+
+
+def describe_type(expected: Any) -> str:
+    """The type in words: ``an int, a list of ints or none``."""
+    origin, args = typing.get_origin(expected), typing.get_args(expected)
+    if origin in (typing.Union, types.UnionType):
+        words = [describe_type(arg) for arg in args]
+        return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+    if origin is typing.Literal:
+        return "one of " + ", ".join(_as_text(arg) for arg in args)
+    if origin in _LIST_TYPES or expected in (list, tuple):
+        inner = [arg for arg in args if arg is not Ellipsis]
+        if len(inner) == 1:
+            return f"a list of {_plural(describe_type(inner[0]))}"
+        return "a list" if not inner else f"a list of {len(inner)} values"
+    names = {bool: "true or false", int: "an int", float: "a number", str: "a text"}
+    names.update({type(None): "none", dict: "a mapping such as {'key': 1}"})
+    return names.get(expected, getattr(expected, "__name__", str(expected)))
+
+
+def _plural(words: str) -> str:
+    """``an int`` -> ``ints``, ``a number`` -> ``numbers``, ``true or false`` -> ``bools``."""
+    if words == "true or false":
+        return "bools"
+    return words.split(" ", 1)[1] + "s" if words.startswith(("a ", "an ")) else words
+
+
+def _example(expected: Any) -> str | None:
+    origin, args = typing.get_origin(expected), typing.get_args(expected)
+    if origin in (typing.Union, types.UnionType):
+        examples = [_example(arg) for arg in args if arg is not type(None)]
+        return next((e for e in reversed(examples) if e), None)
+    if origin in _LIST_TYPES:
+        inner = [arg for arg in args if arg is not Ellipsis]
+        item = _example(inner[0]) if inner else None
+        return f"[{item},{item}]" if item else None
+    return _EXAMPLES.get(expected)
+
+
+def _keyword(owner: Any, name: str) -> tuple[Any, Any]:
+    """The annotation (``_UNKNOWN``: none readable) and default of ``owner``'s keyword."""
+    init = owner.__init__ if isinstance(owner, type) else owner
+    try:
+        parameter = inspect.signature(owner).parameters.get(name)
+    except (TypeError, ValueError):
+        return _UNKNOWN, None
+    if parameter is None:
+        return _UNKNOWN, None
+    default = None if parameter.default is inspect.Parameter.empty else parameter.default
+    try:
+        hints = typing.get_type_hints(init)
+    except Exception:  # noqa: BLE001 (an annotation naming what only type checkers import)
+        return _UNKNOWN, default
+    return hints.get(name, _UNKNOWN), default
+
+
+def _type_of(sample: Any) -> Any:
+    """The annotation a value stands for: ``[64, 64]`` -> ``list[int]``, ``0.5`` -> ``float``."""
+    if isinstance(sample, list | tuple) and sample:
+        kinds = {_type_of(item) for item in sample}
+        return list[kinds.pop()] if len(kinds) == 1 else list
+    if isinstance(sample, bool | int | float | str | dict | list | tuple):
+        return type(sample) if not isinstance(sample, tuple) else list
+    return _UNKNOWN
+
+
+def _lookup(config: Mapping[str, Any], parts: list[str]) -> Any:
+    node: Any = config
+    for part in parts:
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _as_text(value: Any) -> str:
+    """A value as one would write it after ``--set key=``."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_as_text(item) for item in value) + "]"
+    return value if isinstance(value, str) else repr(value)
+
+
+def _describe_value(value: Any) -> str:
+    if isinstance(value, str):
+        return f"the text {value!r}"
+    if isinstance(value, bool) or value is None:
+        return _as_text(value)
+    if isinstance(value, list | tuple):
+        return f"the list {_as_text(value)}"
+    return f"the {'int' if isinstance(value, int) else 'number'} {value!r}"

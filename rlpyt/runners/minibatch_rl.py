@@ -280,16 +280,16 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
     def get_n_itr(self) -> int:
         """Iterations: ``n_steps`` over the batch size, rounded up to whole batches.
 
-        Warns once when ``n_steps`` is not a whole number of batches (``itr_batch_size``).
+        Logs one line when ``n_steps`` is not a whole number of batches (``itr_batch_size``):
+        a notice of what runs, not a mistake, so the logger's line and no warning.
         """
         self.log_interval_itrs = max(self.log_interval_steps // self.itr_batch_size, 1)
         n_itr = max(math.ceil(self.n_steps / self.itr_batch_size), 1)
         if n_itr * self.itr_batch_size != self.n_steps:
-            warnings.warn(
+            logger.log(
                 f"{type(self).__name__}: n_steps={self.n_steps:,} is not a whole number of "
                 f"sampler batches ({self.itr_batch_size:,} env steps each): training "
-                f"{n_itr * self.itr_batch_size:,} steps ({n_itr} iterations).",
-                stacklevel=2,
+                f"{n_itr * self.itr_batch_size:,} steps ({n_itr} iterations)."
             )
         self.n_itr = n_itr
         logger.log(f"Running {n_itr} iterations of minibatch RL.")

@@ -1,5 +1,6 @@
-"""Exact budgets: a run trains n_steps rounded up to whole sampler batches (said once), logs a
-row at its last iteration whatever the log interval, and warns when learning would never start.
+"""Exact budgets: a run trains n_steps rounded up to whole sampler batches (said once, as a
+logged line), logs a row at its last iteration whatever the log interval, and warns when
+learning would never start.
 """
 
 import csv
@@ -45,16 +46,19 @@ def run(tmp_path, n_steps, algo=None, agent=None, RunnerCls=MinibatchRl, **sampl
         runner.train()
     with open(os.path.join(run_dir, "progress.csv"), newline="") as f:
         rows = list(csv.DictReader(f))
-    return [str(w.message) for w in caught], [int(r["Diagnostics/CumSteps"]) for r in rows]
+    with open(os.path.join(run_dir, "debug.log"), encoding="utf-8") as f:
+        logged = [line.split("  | ", 1)[-1] for line in f.read().splitlines()]
+    messages = [f"warning: {w.message}" for w in caught] + [f"log: {line}" for line in logged]
+    return messages, [int(r["Diagnostics/CumSteps"]) for r in rows]
 
 
 def test_the_run_trains_whole_batches_and_logs_its_last_iteration(tmp_path):
     messages, cum_steps = run(tmp_path, n_steps=300)
     assert cum_steps == [128, 256, 320]  # 300 -> 5 batches; rlpyt ran 6 (whole log intervals)
     rounded = [m for m in messages if "whole number of sampler batches" in m]
-    assert rounded == [
-        "MinibatchRl: n_steps=300 is not a whole number of sampler batches (64 env steps each): "
-        "training 320 steps (5 iterations)."
+    assert rounded == [  # one logged line, no warning
+        "log: budget_0 MinibatchRl: n_steps=300 is not a whole number of sampler batches "
+        "(64 env steps each): training 320 steps (5 iterations)."
     ]
 
 

@@ -166,9 +166,10 @@ def _run_folder_with_progress(tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--set", "model.hidden_sizes=abc"], "The run cannot be built (building the"),
-        (["--set", "algo.learning_rate=abc"], "learning_rate='abc' is not a number"),
-        (["--set", "optim.betas=7"], "The run cannot be built (building the optimizer"),
+        (["--set", "model.hidden_sizes=abc"], "--set model.hidden_sizes=abc: expected an int"),
+        (["--set", "algo.learning_rate=abc"], "--set algo.learning_rate=abc: expected a number"),
+        (["--set", "optim.betas=7"], "--set optim.betas=7: expected a list of 2 values"),
+        (["--set", "model.hidden_sizes=[-1]"], "The run cannot be built (building the"),
         (["--resume", "TRUNCATED"], "Cannot resume"),
     ],
 )
@@ -203,4 +204,6 @@ def test_steps_is_the_budget_rounded_to_whole_batches(tmp_path):
         int(float(row["Diagnostics/CumSteps"])) for row in read_rows(tmp_path / "runs" / "run_0")
     ]
     assert steps[-1] == 3072 and max(steps) == 3072, steps
-    assert "not a whole number of sampler batches" in result.stdout
+    (notice,) = [line for line in result.stdout.splitlines() if "whole number of" in line]
+    assert notice.split("  | ", 1)[1].startswith("CartPole-v1_0 MinibatchRl: n_steps=3,000 is")
+    assert "UserWarning" not in result.stdout and "get_n_itr()" not in result.stdout

@@ -141,3 +141,42 @@ def test_async_rl_stops_at_the_optimization_that_diverged(tmp_path):
         runner.train()
     if os.path.exists(os.path.join(run_dir, "params.pkl")):
         assert nonfinite_tensor(load_snapshot(run_dir)["agent_state_dict"]) is None
+
+
+# -- under the command line --------------------------------------------------------------------
+
+
+def rlpyt_command(*args, cwd):
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    from tests import warm_python  # noqa: PLC0415
+
+    return warm_python.run(
+        [sys.executable, "-m", "rlpyt", *map(str, args)],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("verbose", [False, True])
+def test_rlpyt_train_that_diverges_ends_in_its_message_and_the_traceback_goes_to_debug_log(
+    tmp_path, verbose
+):
+    """The divergence message and rc 1; the traceback in debug.log (and with --verbose, here)."""
+    args = ["train", "ppo", "--env", "CartPole-v1", "--steps", "1024", "--seed", "0"]
+    args += ["--set", f"algo.learning_rate={HUGE}", "--log-dir", tmp_path / "runs"]
+    result = rlpyt_command(*args, *(["--verbose"] if verbose else []), cwd=tmp_path)
+    output = result.stdout
+    assert result.returncode == 1, output
+    assert "Training diverged in iteration 0" in output, output
+    debug_log = tmp_path / "runs" / "run_0" / "debug.log"
+    assert f"The traceback is in {debug_log}" in " ".join(output.split()), output
+    assert ("Traceback (most recent call last)" in output) == verbose, output
+    logged = debug_log.read_text()
+    assert "Traceback (most recent call last)" in logged
+    assert "DivergenceError: Training diverged in iteration 0" in logged

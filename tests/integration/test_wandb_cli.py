@@ -85,3 +85,27 @@ def test_sweep_hands_each_run_the_wandb_settings_grouped_by_sweep(tmp_path, monk
     result = CliRunner().invoke(rlpyt, args[:-2])  # no W&B option: no W&B
     (spec_json,) = launched["common_args"]
     assert RunSpec.from_dict(json.loads(spec_json)).wandb is None
+
+
+def test_train_without_a_wandb_login_is_one_message_and_rc_2(tmp_path):
+    """No API key, no netrc, online mode: rc 2 before the run folder, no traceback."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WANDB_") and k != "NETRC"}
+    env.update(HOME=str(tmp_path), WANDB_CONFIG_DIR=str(tmp_path / "wandb_config"))
+    args = ["train", "ppo", "--env", "CartPole-v1", "--steps", "4096", "--wandb"]
+    result = subprocess.run(
+        [sys.executable, "-m", "rlpyt", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert "`wandb login`" in line and "WANDB_MODE=offline" in line and "WANDB_API_KEY" in line
+    assert not (tmp_path / "runs").exists()

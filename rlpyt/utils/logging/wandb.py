@@ -24,7 +24,6 @@ from __future__ import annotations
 import configparser
 import dataclasses
 import glob
-import importlib.util
 import netrc
 import os
 from collections.abc import Iterator, Mapping
@@ -128,7 +127,9 @@ def setup_problem(settings: WandbSettings, cwd: str | None = None) -> str | None
     Returns:
         One message saying what is missing and how to provide it, or None.
     """
-    if importlib.util.find_spec("wandb") is None:
+    try:
+        import_wandb()
+    except ImportError:
         return f"Logging to Weights & Biases (--wandb) needs the wandb package: {INSTALL_HINT}"
     files = _settings_files(cwd or os.getcwd())
     mode = settings.mode or os.environ.get("WANDB_MODE") or files.get("mode", "")
