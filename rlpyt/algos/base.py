@@ -173,8 +173,8 @@ def _to_host(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
         if out[i] is None:
             on_devices.setdefault(tensor.device, []).append(i)
     for indexes in on_devices.values():
-        # One buffer of the promoted dtype (float32 and float64 values convert exactly).
-        joined = torch.cat([tensors[i].reshape(-1) for i in indexes]).cpu()
+        # One float64 buffer: it holds float32, bool and integer values (to 2**53) exactly.
+        joined = torch.cat([tensors[i].reshape(-1).double() for i in indexes]).cpu()
         sizes = [tensors[i].numel() for i in indexes]
         for i, part in zip(indexes, joined.split(sizes), strict=True):
             out[i] = part.to(tensors[i].dtype)

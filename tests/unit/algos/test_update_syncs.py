@@ -264,14 +264,21 @@ def test_opt_info_from_copies_every_field_at_once_and_selects_masks_on_the_host(
     assert opt_info_from(Info, {}) == Info([], [], [])
 
 
-def test_opt_info_from_keeps_float32_values_exact():
+def test_opt_info_from_keeps_every_value_exact():
     values = torch.tensor([0.1, 1 / 3, 1e-7], dtype=torch.float32)
-    with FakeCuda():
+    count = torch.tensor([2**40 + 1, 3])
+    with FakeCuda() as mode:
         info = opt_info_from(
             Info,
-            dict(loss=[values.cuda()], priority=[torch.tensor([0.1], dtype=torch.float64).cuda()]),
+            dict(
+                loss=[values.cuda()],
+                tdAbsErr=[count.cuda()],
+                priority=[torch.tensor([0.1], dtype=torch.float64).cuda()],
+            ),
         )
+    assert len(mode.syncs) == 1
     assert info.loss == values.tolist() and info.priority == [0.1]
+    assert info.tdAbsErr == [2**40 + 1, 3]
 
 
 # ---- the same training as before ----------------------------------------------------------
