@@ -4,6 +4,7 @@ generators from the run's seed and its iteration, so neither a crash nor an extr
 where a run stopped changes the evaluations after it.
 """
 
+import copy
 import csv
 import os
 
@@ -105,8 +106,8 @@ def is_timing(column):
 
 @pytest.mark.parametrize(
     ("family", "SamplerCls"),
-    [("dqn", SerialSampler), ("ppo", CpuSampler)],
-    ids=["dqn-serial", "ppo-cpu"],
+    [("dqn", SerialSampler), ("ppo", CpuSampler), ("dqn", GpuSampler)],
+    ids=["dqn-serial", "ppo-cpu", "dqn-gpu"],
 )
 def test_a_run_stopped_between_log_points_and_resumed_logs_the_uninterrupted_rows(
     tmp_path,
@@ -140,3 +141,36 @@ def test_a_run_stopped_between_log_points_and_resumed_logs_the_uninterrupted_row
                 assert a[column] == b[column], (itr, column, a[column], b[column])
     for p, q in zip(straight.agent.parameters(), resumed.agent.parameters(), strict=True):
         assert torch.equal(p, q)
+
+
+def eval_episodes(runner, itr):
+    traj_infos, _ = runner.evaluate_agent(itr)
+    return [(t["Length"], t["Return"]) for t in traj_infos]
+
+
+@pytest.mark.parametrize("SamplerCls", [CpuSampler, GpuSampler], ids=["cpu", "gpu"])
+@pytest.mark.parametrize("family", ["dqn", "ppo"])
+def test_parallel_evaluations_depend_on_the_iteration_not_on_the_history(family, SamplerCls):  # noqa: N803
+    """Eval workers (CPU: their own agents; GPU: the master's) give the same episodes at an
+    iteration whether or not batches and evaluations ran before it (same weights).
+    """
+    fresh = make_runner(family, SamplerCls)
+    fresh.startup()
+    try:
+        weights = copy.deepcopy(fresh.agent.state_dict())
+        wanted = eval_episodes(fresh, 2)
+    finally:
+        fresh.shutdown()
+
+    used = make_runner(family, SamplerCls)
+    used.startup()
+    try:
+        for itr in range(2):  # batches and evaluations move the envs and the generators
+            used.sample_and_optimize(itr)
+            eval_episodes(used, itr)
+        used.agent.load_state_dict(weights)
+        got = eval_episodes(used, 2)
+    finally:
+        used.shutdown()
+    assert len(wanted) > 2
+    assert got == wanted

@@ -98,3 +98,15 @@ def test_evaluation_seeds_differ_by_seed_iteration_and_key():
     assert len(seeds) == 8
     assert evaluation_seed(2, 5) == evaluation_seed(2, 5)
     assert all(0 <= s < 2**32 for s in seeds)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_evaluation_rng_forks_and_seeds_cuda_once_it_runs():
+    torch.cuda.init()
+    state = torch.cuda.get_rng_state()
+    with evaluation_rng(seed=3, itr=9):
+        first = torch.rand(2, device="cuda")
+    assert torch.equal(torch.cuda.get_rng_state(), state)
+    with evaluation_rng(seed=3, itr=9):
+        assert torch.equal(torch.rand(2, device="cuda"), first)
