@@ -111,3 +111,32 @@ def test_statistics_are_named_as_the_logger_names_them(writer):
 def test_console_durations():
     assert format_seconds(3725.9) == "1:02:05"
     assert format_seconds(0) == "0:00:00"
+
+
+def test_a_row_off_the_schedule_leaves_the_window_open_and_the_snapshot_carries_it():
+    """Rows after itr 1 (on schedule) and itr 2 (a budget's end, off it): continued from the
+    snapshot of itr 2, the row of itr 3 covers itrs 2-3, as without the row of itr 2.
+    """
+    straight = make()
+    straight.mark_logged(1, update_counter=4)
+    straight.store(2, [traj(3, 1.0)], ([1.0], [0.1]))
+    straight.store(3, [traj(5, 2.0)], ([3.0], [0.3]))
+    wanted = straight.stat_columns(), straight.window_columns()
+    wanted_common = straight.common_columns(3, update_counter=8, algo_batch_size=32)
+
+    stopped = make()
+    stopped.mark_logged(1, update_counter=4)
+    stopped.store(2, [traj(3, 1.0)], ([1.0], [0.1]))
+    state = stopped.state_dict()  # the snapshot is taken before the row is written
+    stopped.mark_logged(2, update_counter=6, close_window=False)
+    assert stopped.opt_infos["loss"] == [1.0]  # still open
+    resumed = make()
+    resumed.load_state_dict(state, itr=2, update_counter=6, window_open=True)
+    resumed.store(3, [traj(5, 2.0)], ([3.0], [0.3]))
+    assert (resumed.stat_columns(), resumed.window_columns()) == wanted
+    common = resumed.common_columns(3, update_counter=8, algo_batch_size=32)
+    assert common["ReplayRatio"] == wanted_common["ReplayRatio"]
+
+    closed = make()  # on the schedule the snapshot's window is the row's own: a new one starts
+    closed.load_state_dict(state, itr=2, update_counter=6)
+    assert closed.opt_infos["loss"] == [] and closed.last_logged_itr == 2
