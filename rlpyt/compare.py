@@ -98,10 +98,12 @@ def group_settings(
     Args:
         runs: loaded runs.
         group: keys whose values define a setting; default every key that differs
-            (:func:`rlpyt.plot.distinct_keys`), less ``task``.
+            (:func:`rlpyt.plot.distinct_keys`), less ``task`` and the keys that follow it.
         task: a key that splits a setting's runs into tasks (not part of the setting).
     """
     keys = [key for key in (group if group is not None else distinct_keys(runs)) if key != task]
+    if group is None and task is not None:
+        keys = [key for key in keys if not follows_task(runs, key, task)]
     buckets: dict[tuple[str, ...], list[Run]] = {}
     for run in runs:
         buckets.setdefault(tuple(repr(run.params.get(key)) for key in keys), []).append(run)
@@ -109,6 +111,17 @@ def group_settings(
         ({key: members[0].params.get(key) for key in keys}, members) for members in buckets.values()
     ]
     return sorted(grouped, key=lambda item: [_order(value) for value in item[0].values()])
+
+
+def follows_task(runs: Sequence[Run], key: str, task: str) -> bool:
+    """Whether ``key`` takes one value per task: a name of the task, not a setting.
+
+    ``environment``, ``name`` and ``eval_env.id`` of command-line runs follow ``env.id`` so.
+    """
+    values: dict[str, set[str]] = {}
+    for run in runs:
+        values.setdefault(repr(run.params.get(task)), set()).add(repr(run.params.get(key)))
+    return all(len(seen) == 1 for seen in values.values())
 
 
 def _order(value: object) -> tuple:

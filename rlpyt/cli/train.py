@@ -16,8 +16,14 @@ from typing import Any
 
 import click
 
-from rlpyt.cli.compose import Components, build_components, with_torch_threads
-from rlpyt.cli.errors import record_traceback, verbose_option
+from rlpyt.cli.compose import (
+    Components,
+    build_components,
+    env_name,
+    recorded_config,
+    with_torch_threads,
+)
+from rlpyt.cli.errors import record_traceback, reported_by_runner, verbose_option
 from rlpyt.cli.options import AlgorithmType, algorithms_help, run_options, spec_from_options
 from rlpyt.cli.spec import RUNS_DIR, RunSpec
 from rlpyt.cli.wandb_options import check_wandb, wandb_from_options, wandb_options
@@ -60,23 +66,23 @@ def run_training(
     runner = components.make_runner()
     run_dir = os.path.join(spec.log_dir, f"run_{spec.run_ID}")
     runner.resume_hint = f"rlpyt train --resume {run_dir}"  # the runner's hints speak CLI
-    env = components.env_kwargs
-    name = spec.name or str(env.get("id", env.get("game", env.get("task_id"))))
+    name = spec.name or env_name(components.env_kwargs)
     row = None
     try:
         with run_context(components)(
             spec.log_dir,
             spec.run_ID,
             name,
-            components.config,
+            recorded_config(spec, components),
             snapshot_mode,
             use_summary_writer=spec.tensorboard,
             resume=resume,
             wandb=spec.wandb,
         ) as run_dir:
             record_params_section("cli", spec.to_dict())
-            for logged in runner.iter_train(resume_from=True if resume else None):
-                row = logged
+            with reported_by_runner():
+                for logged in runner.iter_train(resume_from=True if resume else None):
+                    row = logged
     except Exception as error:  # the terminal gets one message (rlpyt.cli.errors)
         record_traceback(error, run_dir)
         raise

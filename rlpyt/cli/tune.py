@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from rlpyt.cli.compose import build_components
-from rlpyt.cli.errors import record_traceback, verbose_option
+from rlpyt.cli.compose import build_components, recorded_config
+from rlpyt.cli.errors import is_known_failure, record_traceback, verbose_option
 from rlpyt.cli.options import AlgorithmType, run_options, spec_from_options
 from rlpyt.cli.spec import RUNS_DIR, RunSpec
 from rlpyt.utils.logging.context import logger_context, record_params_section
@@ -285,7 +285,7 @@ class TrialRunner:
             self.study_dir,
             trial.number,
             name,
-            components.config,
+            recorded_config(spec, components),
             snapshot_mode="last",
             override_prefix=True,
         ):
@@ -302,7 +302,8 @@ class TrialRunner:
                     if trial.should_prune():
                         raise optuna.TrialPruned(f"{self.metric} {last:g} at step {int(step)}")
             except Exception as error:  # the terminal gets one message (rlpyt.cli.errors)
-                record_traceback(error, os.path.join(self.study_dir, f"run_{trial.number}"))
+                if is_known_failure(error):  # (not a pruned trial or a usage error)
+                    record_traceback(error, os.path.join(self.study_dir, f"run_{trial.number}"))
                 raise
             finally:
                 rows.close()  # stops the runner's loop and shuts its sampler down

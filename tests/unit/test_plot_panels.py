@@ -205,8 +205,9 @@ def test_many_groups_stay_readable_and_say_what_is_left_out(tmp_path, monkeypatc
     )
     assert left_curves.startswith("Left out 4 curves of a2c on CartPole-v1 (the first 10")
     assert "--split KEY" in left_curves
-    with pytest.warns(UserWarning, match="Left out 4 panels"):  # no echo: a warning
-        plot.plot_runs([str(root)], out=str(tmp_path / "again.png"))
+    with pytest.warns(UserWarning, match="Left out 4 panels"):  # no echo: warnings
+        with pytest.warns(UserWarning, match="Left out 4 curves"):
+            plot.plot_runs([str(root)], out=str(tmp_path / "again.png"))
 
 
 def test_long_legends_beside_many_panels_fit_the_size_cap(tmp_path, monkeypatch):
@@ -241,7 +242,7 @@ def test_cli_plot_prints_the_grouping_and_filters(mixed, tmp_path):
     assert result.exit_code == 0, result.output
     assert result.stdout.strip() == str(out)
     assert result.stderr.strip() == (
-        "1 runs in 1 panels (one per algorithm and env); dqn on CartPole-v1: 1 curve"
+        "1 run in 1 panel (one per algorithm and env); dqn on CartPole-v1: 1 curve"
     )
     bad = CliRunner().invoke(rlpyt, ["plot", str(mixed), "--filter", "nope=1"])
     assert bad.exit_code == 1 and "no run records that key" in bad.output
@@ -264,3 +265,19 @@ def test_rlpyt_train_records_algorithm_and_environment(tmp_path, monkeypatch):
         plot.load_runs([str(tmp_path / "runs")]), "Diagnostics/CumSteps", "Diagnostics/Iteration"
     )
     assert curve.panel_title == "a2c on CartPole-v1"
+
+
+def test_compare_tasks_by_env_id_over_cli_runs_keep_one_setting_per_learning_rate(tmp_path):
+    """``environment`` and ``name`` follow ``env.id``: names of the task, not settings."""
+    from rlpyt.compare import compare_runs
+
+    for env in ("CartPole-v1", "Acrobot-v1"):
+        for lr in (3e-4, 1e-3):
+            for seed in range(2):
+                variant = cli_variant("ppo", env, f"{env}/{lr}/run_{seed}", learning_rate=lr)
+                write_run(tmp_path / "runs" / env / str(lr) / f"run_{seed}", variant)
+    comparison = compare_runs(str(tmp_path / "runs"), task="env.id", gamma=0.0, reps=50)
+    assert [(entry.label, entry.tasks) for entry in comparison.settings] == [
+        ("algo.learning_rate=0.0003", ["Acrobot-v1", "CartPole-v1"]),
+        ("algo.learning_rate=0.001", ["Acrobot-v1", "CartPole-v1"]),
+    ]
