@@ -7,7 +7,8 @@ subcommand inside one handler:
   ``Error: ...`` message;
 - a known failure (a :data:`KNOWN_FAILURES` type: divergence, a worker, rank or child process
   that failed, an unreadable snapshot, an impossible affinity) becomes one ``Error: ...``
-  message and rc 1;
+  message and rc 1; where the runner's last log line reported it already
+  (:func:`reported_by_runner`), only the line saying where the traceback is follows;
 - any other exception is a bug and keeps its traceback.
 
 A run started by ``rlpyt train`` appends the traceback of whatever ended it to its
@@ -21,7 +22,8 @@ from __future__ import annotations
 
 import os
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -40,6 +42,7 @@ KNOWN_FAILURES = frozenset(
 
 _VERBOSE_KEY = "rlpyt.verbose"  # click context meta entry (shared by the group's contexts)
 _DEBUG_LOG_ATTRIBUTE = "rlpyt_debug_log"  # set on an exception whose traceback was recorded
+_LOGGED_ATTRIBUTE = "rlpyt_logged"  # set on an exception the runner's last log line reported
 
 
 class SetupError(click.ClickException):
@@ -71,6 +74,20 @@ def record_traceback(error: BaseException, run_dir: str | None) -> None:
     except OSError:
         return
     setattr(error, _DEBUG_LOG_ATTRIBUTE, path)
+
+
+@contextmanager
+def reported_by_runner() -> Iterator[None]:
+    """Around a runner's ``iter_train`` loop: an exception leaving it was logged already.
+
+    The runner's last log line says how the run ended (the divergence, the failed worker...),
+    so the handler does not repeat it and only says where the traceback is.
+    """
+    try:
+        yield
+    except Exception as error:
+        setattr(error, _LOGGED_ATTRIBUTE, True)
+        raise
 
 
 def failure_message(error: BaseException) -> str:
@@ -120,7 +137,11 @@ class ReportingGroup(click.Group):
             if not is_known_failure(error):
                 raise
             _print_traceback(ctx, error)
-            raise click.ClickException(_with_debug_log(failure_message(error), error)) from None
+            if getattr(error, _LOGGED_ATTRIBUTE, False):  # the line above says it: no repeat
+                click.echo(_where_traceback(error), err=True)
+                raise click.exceptions.Exit(1) from None
+            message = f"{failure_message(error)}\n{_where_traceback(error)}"
+            raise click.ClickException(message) from None
 
 
 def _print_traceback(ctx: click.Context, error: BaseException) -> None:
@@ -128,8 +149,8 @@ def _print_traceback(ctx: click.Context, error: BaseException) -> None:
         click.echo("".join(traceback.format_exception(error)).rstrip(), err=True)
 
 
-def _with_debug_log(message: str, error: BaseException) -> str:
+def _where_traceback(error: BaseException) -> str:
     path = getattr(error, _DEBUG_LOG_ATTRIBUTE, None)
     if path is None:
-        return f"{message}\n(--verbose prints the traceback.)"
-    return f"{message}\n(The traceback is in {path}; --verbose prints it here too.)"
+        return "(--verbose prints the traceback.)"
+    return f"(The traceback is in {path}; --verbose prints it here too.)"

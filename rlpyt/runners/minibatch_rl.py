@@ -60,6 +60,19 @@ SamplerT = TypeVar("SamplerT", Sampler, AsyncSampler)
 """The sampler a runner drives: synchronous (MinibatchRl, SyncRl) or asynchronous (AsyncRl)."""
 
 
+def failure_reason(error: BaseException) -> str:
+    """``Type: message`` in one line for a run's last log line.
+
+    A message that carries a child's traceback (a worker, rank or child process that failed)
+    keeps its first line and the traceback's last one (the child's exception); the whole
+    traceback stays in the exception, which the caller gets.
+    """
+    lines = [line for line in str(error).splitlines() if line.strip()]
+    if len(lines) > 1 and any(line.startswith("Traceback") for line in lines):
+        lines = [f"{lines[0].rstrip(':')}: {lines[-1].strip()}"]
+    return type(error).__name__ + (f": {' '.join(lines)}" if lines else "")
+
+
 class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
     """The wrapper every runner shares: resume, start-up, logging, snapshots, end of run.
 
@@ -153,6 +166,7 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
         error: BaseException | None = None
         try:
             snapshot = self.load_resume_snapshot(resume_path)
+            self.adopt_snapshot_seed(snapshot)
             self._start_itr = 0 if snapshot is None else self.snapshot_itr(snapshot) + 1
             n_itr = self.startup()
             if snapshot is not None:
@@ -434,8 +448,7 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
         elif isinstance(error, KeyboardInterrupt):
             ending, color = f"Training interrupted (KeyboardInterrupt) {where}", "yellow"
         else:
-            reason = type(error).__name__ + (f": {error}" if str(error) else "")
-            ending, color = f"Training failed {where}: {reason}", "red"
+            ending, color = f"Training failed {where}: {failure_reason(error)}", "red"
         logger.log(f"{ending}. {self.last_snapshot_note()}", color=color)
 
     def last_snapshot_note(self, finite: bool = False) -> str:
@@ -476,8 +489,17 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
         return make_snapshot(itr, cum_steps, self.agent, self.algo, self.sampler, state)
 
     def runner_state(self) -> dict:
-        """Hook: counters and windows the diagnostics carry between log points."""
-        return self.diagnostics.state_dict()
+        """Hook: counters and windows the diagnostics carry between log points, and the seed."""
+        return dict(self.diagnostics.state_dict(), seed=self.seed)
+
+    def adopt_snapshot_seed(self, snapshot: dict | None) -> None:
+        """Without a seed of its own, a resumed run takes the one its snapshot recorded.
+
+        Evaluations derive their seeds from the run seed, so a script that left ``seed=None``
+        still logs the evaluations of the run it continues.
+        """
+        if snapshot is not None and self.seed is None:
+            self.seed = snapshot["runner_state"].get("seed")
 
     def load_resume_snapshot(self, path: str | None) -> dict | None:
         """Read and check the snapshot file ``path`` (None: a fresh start, returns None)."""

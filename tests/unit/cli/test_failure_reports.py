@@ -8,7 +8,12 @@ import pytest
 from click.testing import CliRunner
 
 from rlpyt.cli import train as train_module
-from rlpyt.cli.errors import failure_message, is_known_failure, record_traceback
+from rlpyt.cli.errors import (
+    failure_message,
+    is_known_failure,
+    record_traceback,
+    reported_by_runner,
+)
 from rlpyt.cli.main import rlpyt
 from rlpyt.runners.divergence import DivergenceError
 from rlpyt.samplers.parallel.worker import WorkerError
@@ -35,6 +40,9 @@ def failing_run(tmp_path, monkeypatch):
         run_dir.mkdir(parents=True)
         (run_dir / "debug.log").write_text("a logged line\n")
         try:
+            if state.get("logged"):
+                with reported_by_runner():
+                    raise state["error"]
             raise state["error"]
         except Exception as error:
             record_traceback(error, str(run_dir))
@@ -55,6 +63,17 @@ def test_a_divergence_is_one_message_and_its_traceback_goes_to_debug_log(tmp_pat
     logged = debug_log.read_text()
     assert logged.startswith("a logged line\nTraceback (most recent call last)")
     assert "DivergenceError: Training diverged in iteration 4" in logged
+
+
+def test_a_failure_the_runner_logged_is_not_repeated(tmp_path, failing_run):
+    failing_run["error"] = DivergenceError(4, "iteration 4", "OptInfo field 'loss' (nan)", "")
+    failing_run["logged"] = True
+    result = CliRunner().invoke(rlpyt, TRAIN)
+    assert result.exit_code == 1, result.output
+    debug_log = tmp_path / "runs" / "run_0" / "debug.log"
+    assert (
+        result.output.strip() == f"(The traceback is in {debug_log}; --verbose prints it here too.)"
+    )
 
 
 def test_verbose_also_prints_the_traceback(failing_run):

@@ -60,6 +60,30 @@ def test_a_crash_says_failed_why_and_where_the_last_snapshot_is(tmp_path):
     assert shutdowns == [1]
 
 
+def test_a_worker_failure_is_one_line_naming_the_workers_exception(tmp_path):
+    """The last line holds no child traceback; the exception the caller gets keeps it."""
+    import traceback  # noqa: PLC0415
+
+    from rlpyt.samplers.parallel.worker import WorkerError  # noqa: PLC0415
+
+    try:
+        raise ValueError("the env exploded")
+    except ValueError:
+        details = traceback.format_exc()
+    runner = make_runner()
+    error = WorkerError(rank=1, env_index=3, env_ranks=[2, 3], details=details)
+    fail_at(runner.sampler, "obtain_samples", 2, error)
+    with logger_context(str(tmp_path), 0, "worker", {}, override_prefix=True) as run_dir:
+        with pytest.raises(WorkerError, match="Traceback"):
+            runner.train()
+    log = debug_log(run_dir)
+    assert "Traceback" not in log
+    assert (
+        "Training failed in iteration 2 (of 0-5): WorkerError: Sampler worker rank 1 failed at "
+        "env index 3 (global): ValueError: the env exploded. No snapshot" in log
+    )
+
+
 def test_ctrl_c_says_interrupted_and_names_the_newest_numbered_snapshot(tmp_path):
     runner = make_runner()
     fail_at(runner.sampler, "obtain_samples", 2, KeyboardInterrupt())
