@@ -40,7 +40,7 @@ class CrashingRlEval(MinibatchRlEval):
         return super().sample_and_optimize(itr)
 
 
-def make_runner(family, SamplerCls, RunnerCls=MinibatchRlEval, n_itr=N_ITR):  # noqa: N803
+def make_runner(family, SamplerCls, RunnerCls=MinibatchRlEval, n_itr=N_ITR, seed=11):  # noqa: N803
     parallel = SamplerCls is not SerialSampler
     affinity = dict(workers_cpus=[0, 0], set_affinity=False) if parallel else None
     sampler = SamplerCls(
@@ -59,7 +59,7 @@ def make_runner(family, SamplerCls, RunnerCls=MinibatchRlEval, n_itr=N_ITR):  # 
         algo, agent = PPO(minibatches=2, epochs=2, linear_lr_schedule=False), ClassicFfAgent()
     n_steps = n_itr * T * B
     return RunnerCls(
-        algo, agent, sampler, n_steps, seed=11, affinity=affinity, log_interval_steps=LOG_STEPS
+        algo, agent, sampler, n_steps, seed=seed, affinity=affinity, log_interval_steps=LOG_STEPS
     )
 
 
@@ -174,3 +174,23 @@ def test_parallel_evaluations_depend_on_the_iteration_not_on_the_history(family,
         used.shutdown()
     assert len(wanted) > 2
     assert got == wanted
+
+
+def test_a_run_without_a_seed_resumes_with_the_seed_of_its_snapshot(tmp_path):
+    log_dir = str(tmp_path / "b")
+    with logger_context(log_dir, 0, "r", {}, "last", override_prefix=True):
+        stopped = make_runner("dqn", SerialSampler, n_itr=5, seed=None)
+        stopped.train()
+    resumed = make_runner("dqn", SerialSampler, n_itr=8, seed=None)
+    with logger_context(log_dir, 0, "r", {}, "last", override_prefix=True, resume=True) as d:
+        resumed.train(resume_from=True)
+    resumed_rows = {row["Diagnostics/Iteration"]: row for row in read_rows(d)}
+    assert resumed.seed == stopped.seed
+
+    straight = make_runner("dqn", SerialSampler, n_itr=8, seed=stopped.seed)
+    with logger_context(str(tmp_path / "a"), 0, "r", {}, "last", override_prefix=True) as d:
+        straight.train()
+    for row in read_rows(d)[-2:]:  # the rows after the resume
+        other = resumed_rows[row["Diagnostics/Iteration"]]
+        for key in EVAL_KEYS + TRAIN_KEYS:
+            assert row[key] == other[key], (key, row[key], other[key])
