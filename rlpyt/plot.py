@@ -537,11 +537,15 @@ def grouping_summary(curves: Sequence[Curve], split: str | None) -> str:
     parts = []
     for panel_curves in panels:
         keys = sorted({key for curve in panel_curves for key in curve.setting})
-        count = f"{len(panel_curves)} curve{'s' if len(panel_curves) > 1 else ''}"
+        count = _count(len(panel_curves), "curve")
         by = f" by {', '.join(keys)}" if keys else ""
         parts.append(f"{panel_curves[0].panel_title or 'all runs'}: {count}{by}")
-    n_runs = sum(curve.n_runs for curve in curves)
-    return f"{n_runs} runs in {len(panels)} panels ({how}); " + "; ".join(parts)
+    n_runs = _count(sum(curve.n_runs for curve in curves), "run")
+    return f"{n_runs} in {_count(len(panels), 'panel')} ({how}); " + "; ".join(parts)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def left_out_notes(selection: Selection, split: str | None) -> list[str]:

@@ -23,7 +23,7 @@ extra).
 Examples:
   rlpyt plot runs/ppo_CartPole-v1/run_0
   rlpyt plot runs --filter algorithm=ppo --filter environment=CartPole-v1
-  rlpyt plot runs --split environment         # algorithms side by side, per env
+  rlpyt plot runs --split environment             # algorithms side by side, per env
   rlpyt plot runs --split none --group exp_name   # one curve per run folder
   rlpyt plot runs/local/20260101/120000/ppo_sweep --key Diagnostics/CumTime --out time.png
 """
