@@ -118,8 +118,8 @@ def verbose_option(command: Callable) -> Callable:
         expose_value=False,
         is_eager=True,
         callback=remember,
-        help="On a failure, also print its Python traceback (it always goes to the run's "
-        "debug.log).",
+        help="On a failure, also print its Python traceback (a run's debug.log keeps it "
+        "either way).",
     )(command)
 
 

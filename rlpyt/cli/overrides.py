@@ -285,7 +285,7 @@ def _example(expected: Any) -> str | None:
 
 def _keyword(owner: Any, name: str) -> tuple[Any, Any]:
     """The annotation (``_UNKNOWN``: none readable) and default of ``owner``'s keyword."""
-    init = owner.__init__ if isinstance(owner, type) else owner
+    init = typing.cast(Any, owner).__init__ if isinstance(owner, type) else owner
     try:
         parameter = inspect.signature(owner).parameters.get(name)
     except (TypeError, ValueError):
@@ -304,7 +304,7 @@ def _type_of(sample: Any) -> Any:
     """The annotation a value stands for: ``[64, 64]`` -> ``list[int]``, ``0.5`` -> ``float``."""
     if isinstance(sample, list | tuple) and sample:
         kinds = {_type_of(item) for item in sample}
-        return list[kinds.pop()] if len(kinds) == 1 else list
+        return types.GenericAlias(list, (kinds.pop(),)) if len(kinds) == 1 else list
     if isinstance(sample, bool | int | float | str | dict | list | tuple):
         return type(sample) if not isinstance(sample, tuple) else list
     return _UNKNOWN
