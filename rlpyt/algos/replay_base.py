@@ -326,6 +326,35 @@ class ReplayRlAlgorithm(ReplayAlgoMixin, RlAlgorithm):
         return grad_norm
 
 
+class HostCopy:
+    """A copy of a device tensor to the host, started at construction, waited for by ``wait``.
+
+    On CUDA the copy goes into pinned memory without blocking, behind the work queued so far;
+    an update starts it right after its loss, queues its backward pass and optimizer step,
+    then waits: the host waits only for the forward pass, and draws the next minibatch while
+    the device runs the rest. Elsewhere (the CPU, a device that is not CUDA) it is a plain
+    copy.
+
+    Args:
+        tensor: The tensor to copy (e.g. new priorities ``[batch]``).
+    """
+
+    def __init__(self, tensor: torch.Tensor):
+        self._done: torch.cuda.Event | None = None
+        if tensor.device.type == "cuda" and torch.cuda.is_available():
+            self._host = tensor.to("cpu", non_blocking=True)
+            self._done = torch.cuda.Event()
+            self._done.record()
+        else:
+            self._host = tensor.cpu()
+
+    def wait(self) -> torch.Tensor:
+        """The copy on the host, once it has arrived."""
+        if self._done is not None:
+            self._done.synchronize()
+        return self._host
+
+
 def agent_inputs(samples: NamedArrayTupleLike) -> Inputs:
     """``(observation, prev_action, prev_reward)`` of a replayed batch, typed.
 

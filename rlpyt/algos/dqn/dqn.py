@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import torch
 import torch.nn.functional as F
 
-from rlpyt.algos.replay_base import Records, ReplayRlAlgorithm, backward_into
+from rlpyt.algos.replay_base import HostCopy, Records, ReplayRlAlgorithm, backward_into
 from rlpyt.algos.utils import bootstrap_target  # also imported from here (its first home)
 from rlpyt.utils.tensor import select_at_indexes
 
@@ -250,12 +250,15 @@ class DQN(ReplayRlAlgorithm):
                 ``tdAbsErr``.
         """
         loss, td_abs_errors = self.loss(samples, target)
+        if self.prioritized_replay:
+            # |TD| + eps (Schaul et al.): a zero priority would never be replayed again. The
+            # priorities go to the replay's host sum tree in one copy, started before the
+            # backward pass and waited for after the optimizer step is queued.
+            priorities = HostCopy(td_abs_errors + PRIORITY_EPS)
         backward_into(loss, self._params)
         grad_norm = self.step_optimizer(self.optimizer, self._params)
         if self.prioritized_replay:
-            # |TD| + eps (Schaul et al.): a zero priority would never be replayed again. The
-            # priorities go back to the replay's host sum tree in one copy.
-            self.replay_buffer.update_batch_priorities((td_abs_errors + PRIORITY_EPS).cpu())
+            self.replay_buffer.update_batch_priorities(priorities.wait())
         self.update_counter += 1
         self.update_target_if_due()
         records["loss"].append(loss.detach())

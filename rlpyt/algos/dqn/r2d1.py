@@ -43,7 +43,7 @@ import torch
 
 from rlpyt.algos.base import MaskedRecord
 from rlpyt.algos.dqn.dqn import DQN, PRIORITY_EPS, TD_ERROR_STRIDE
-from rlpyt.algos.replay_base import Records, backward_into
+from rlpyt.algos.replay_base import HostCopy, Records, backward_into
 from rlpyt.algos.replay_mixin import (
     SamplesToBuffer,
     SamplesToBufferTl,
@@ -381,11 +381,14 @@ class R2D1(DQN):
                 ``tdAbsErr``, the sequence ``priority``.
         """
         loss, td_abs_errors, valid, priorities = self.loss(samples)
+        if self.prioritized_replay:
+            # The replay's sum tree is on the host: the update's one copy from the device,
+            # started before the backward pass and waited for after the optimizer step.
+            host_copy = HostCopy(priorities)
         backward_into(loss, self._params)
         grad_norm = self.step_optimizer(self.optimizer, self._params)
         if self.prioritized_replay:
-            # The replay's sum tree is on the host: the update's one copy from the device.
-            priorities = priorities.cpu()
+            priorities = host_copy.wait()
             # + eps (Schaul et al.): a zero priority would never be replayed again.
             self.replay_buffer.update_batch_priorities(priorities.numpy() + PRIORITY_EPS)
         self.update_counter += 1

@@ -36,11 +36,12 @@ from rlpyt.algos.qpg.ddpg import DDPG
 from rlpyt.algos.qpg.sac import SAC
 from rlpyt.algos.qpg.sac_v import SAC_V
 from rlpyt.algos.qpg.td3 import TD3
+from rlpyt.algos.replay_base import HostCopy
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.runners.minibatch_rl import MinibatchRl
 from rlpyt.samplers.serial.sampler import SerialSampler
 from rlpyt.utils.logging import logger
-from tests.fake_cuda import FakeCuda
+from tests.fake_cuda import FakeCuda, on_fake_cuda
 
 T, B, N_ITR = 8, 2, 5
 SMALL = dict(hidden_sizes=[16])
@@ -178,6 +179,45 @@ def test_an_update_makes_the_host_wait_only_for_priorities(family):
             f"syncs in one optimize_agent call of {n_updates} updates (allowed "
             f"{n_updates * allowed} for priorities + 1 for the OptInfo): {syncs}"
         )
+
+
+@pytest.mark.parametrize("family", ["dqn_prioritized", "catdqn_prioritized", "r2d1"])
+def test_priorities_start_for_the_host_before_the_backward_pass(family):
+    # The host then waits only for the forward pass; it queues backward and step first.
+    runner = make_runner(family, cuda=True)
+    with FakeCuda() as mode:
+        ledger = SyncLedger(runner.algo, mode)
+        runner.startup()
+        step = runner.algo.optimizer.step
+
+        def marked_step(*args: Any, **kwargs: Any) -> Any:
+            mode.syncs.append("optimizer step")
+            return step(*args, **kwargs)
+
+        runner.algo.optimizer.step = marked_step
+        for itr in range(N_ITR):
+            runner.sample_and_optimize(itr)
+        runner.shutdown()
+    assert len(ledger.updates) >= 4
+    for syncs in ledger.updates:
+        assert len(syncs) == 2 and "to the host" in syncs[0], syncs
+        assert syncs[1] == "optimizer step", syncs
+
+
+def test_host_copy_gives_the_values_on_the_host():
+    values = torch.tensor([0.5, 2.0])
+    assert torch.equal(HostCopy(values).wait(), values)
+    with FakeCuda():
+        copied = HostCopy(values.cuda()).wait()
+    assert not on_fake_cuda(copied) and torch.equal(copied, values)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_host_copy_arrives_in_pinned_memory_on_a_real_gpu():
+    values = torch.arange(1000.0, device="cuda").exp().log()
+    copied = HostCopy(values).wait()
+    assert copied.is_pinned() and torch.equal(copied, values.cpu())
 
 
 def test_optimize_agent_copies_the_optinfo_to_the_host_once_per_call():
