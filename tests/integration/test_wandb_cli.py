@@ -76,6 +76,7 @@ def test_sweep_hands_each_run_the_wandb_settings_grouped_by_sweep(tmp_path, monk
         return str(tmp_path / "sweep"), 0
 
     monkeypatch.setattr(sweep_module, "_launch", fake_launch)
+    monkeypatch.setenv("WANDB_MODE", "offline")  # the --wandb check passes without a login
     args = ["sweep", "ppo", "--env", "CartPole-v1", "--grid", "algo.learning_rate=1e-3,3e-4"]
     args += ["--steps", "512", "--title", "lr_sweep", "--wandb-entity", "lab"]
     result = CliRunner().invoke(rlpyt, args)
