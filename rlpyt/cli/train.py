@@ -143,6 +143,17 @@ def resume_spec(run_dir: str) -> RunSpec:
     return spec
 
 
+def check_new_run_folder(run_dir: str) -> None:
+    """Raise ``click.UsageError`` if ``run_dir`` (from ``--run-id``) holds a run's rows already."""
+    progress = os.path.join(run_dir, "progress.csv")
+    if os.path.isfile(progress) and os.path.getsize(progress) > 0:
+        raise click.UsageError(
+            f"{run_dir} holds a run already (its progress.csv has rows). Continue it with "
+            f"`rlpyt train --resume {run_dir}`, or start a new run with another --run-id or "
+            "--log-dir (without --run-id, the next free number is used)."
+        )
+
+
 def check_snapshot(run_dir: str) -> None:
     """Raise ``click.UsageError`` unless ``run_dir``'s newest snapshot exists and loads."""
     from rlpyt.runners.snapshot import (  # noqa: PLC0415
@@ -262,6 +273,8 @@ def train(
         return
     if resume_dir is None and options["run_ID"] is None:
         spec.run_ID = next_run_id(spec.log_dir)
+    elif resume_dir is None:
+        check_new_run_folder(os.path.join(spec.log_dir, f"run_{spec.run_ID}"))
     run_dir, row = run_training(
         spec, resume=resume_dir is not None, snapshot_mode=snapshot_mode, components=components
     )

@@ -122,3 +122,16 @@ def test_verbose_is_on_the_commands_that_run_something():
     for command in ("train", "sweep", "tune", "play"):
         result = CliRunner().invoke(rlpyt, [command, "--help"])
         assert "--verbose" in result.output, command
+
+
+def test_a_run_id_whose_folder_holds_a_run_is_a_usage_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    run_dir = tmp_path / "runs" / "run_0"
+    run_dir.mkdir(parents=True)
+    (run_dir / "progress.csv").write_text("Diagnostics/CumSteps\n256\n")
+    args = [*TRAIN, "--run-id", "0", "--log-dir", str(tmp_path / "runs")]
+    result = CliRunner().invoke(rlpyt, args)
+    assert result.exit_code == 2, result.output
+    assert f"{run_dir} holds a run already" in result.output
+    assert f"rlpyt train --resume {run_dir}" in " ".join(result.output.split())
+    assert (run_dir / "progress.csv").read_text() == "Diagnostics/CumSteps\n256\n"
