@@ -337,4 +337,6 @@ def worker_affinity(spec: RunSpec) -> dict[str, Any]:
         "workers_cpus": workers,
         "set_affinity": False,
         "alternating": spec.sampler == "alternating",
+        # A default count leaves GPU samplers' masters a core with --cuda-idx (samplers.md).
+        "keep_master_core": spec.n_workers is None,
     }

@@ -86,3 +86,15 @@ def test_a_gpu_sampler_starts_one_worker_per_cpu_but_one(monkeypatch):
         assert samples.env.reward.shape == (2, 4)
     finally:
         sampler.shutdown()
+
+
+@pytest.mark.parametrize("n_workers, expected", [(None, 7), (8, 8)])
+def test_the_cli_default_worker_count_leaves_the_master_a_core(gpu_machine, n_workers, expected):
+    """``rlpyt train --sampler gpu --cuda-idx 0``: 7 workers on 8 CPUs; ``--n-workers 8``: 8."""
+    from types import SimpleNamespace  # noqa: PLC0415
+
+    from rlpyt.cli.compose import worker_affinity  # noqa: PLC0415
+
+    workers = worker_affinity(SimpleNamespace(sampler="gpu", n_workers=n_workers))
+    kept = master_core_affinity(dict(workers, cuda_idx=0), range(8))
+    assert len(kept["workers_cpus"]) == expected
