@@ -11,6 +11,10 @@ subcommand inside one handler:
   (:func:`reported_by_runner`), only the line saying where the traceback is follows;
 - any other exception is a bug and keeps its traceback.
 
+Warnings raised while a subcommand runs are shown as one ``Warning: ...`` line each
+(:func:`one_line_warnings`), without Python's file, line number and source line; ``--verbose``
+shows them in Python's format.
+
 A run started by ``rlpyt train`` appends the traceback of whatever ended it to its
 ``debug.log`` (:func:`record_traceback`); the message says where. ``--verbose``
 (:func:`verbose_option`, on the commands that run something) also prints it on the terminal.
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import os
 import traceback
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -123,13 +128,37 @@ def verbose_option(command: Callable) -> Callable:
     )(command)
 
 
+@contextmanager
+def one_line_warnings(ctx: click.Context) -> Iterator[None]:
+    """Inside: a warning is one ``Warning: <message>`` line on stderr (``--verbose``: Python's).
+
+    ``--verbose`` is read when a warning is shown, since the subcommand's options are parsed
+    inside this context.
+    """
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: Any = None, line: str | None = None) -> None:  # fmt: skip
+        if ctx.meta.get(_VERBOSE_KEY):
+            shown(message, category, filename, lineno, file, line)
+        else:
+            click.echo(f"Warning: {message}", err=True)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
+
+
 class ReportingGroup(click.Group):
     """A click group whose subcommands' known failures end in one message (see module doc)."""
 
     def invoke(self, ctx: click.Context) -> Any:
         """Run the subcommand; a known failure becomes a ``click.ClickException``."""
         try:
-            return super().invoke(ctx)
+            with one_line_warnings(ctx):
+                return super().invoke(ctx)
         except click.ClickException as error:
             _print_traceback(ctx, error)
             raise

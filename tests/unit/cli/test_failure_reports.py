@@ -135,3 +135,21 @@ def test_a_run_id_whose_folder_holds_a_run_is_a_usage_error(tmp_path, monkeypatc
     assert f"{run_dir} holds a run already" in result.output
     assert f"rlpyt train --resume {run_dir}" in " ".join(result.output.split())
     assert (run_dir / "progress.csv").read_text() == "Diagnostics/CumSteps\n256\n"
+
+
+def test_a_warning_during_a_command_is_one_line_without_its_source_line(tmp_path):
+    """``rlpyt plot`` over a run without the column yet warns: one line, no file:line prefix."""
+    run = tmp_path / "young" / "run_0"
+    run.mkdir(parents=True)
+    (run / "progress.csv").write_text("Diagnostics/CumSteps,Other\n100,1\n")
+    (run / "params.json").write_text("{}")
+    old = tmp_path / "old" / "run_0"
+    old.mkdir(parents=True)
+    (old / "progress.csv").write_text("Diagnostics/CumSteps,ReturnAverage\n100,1\n200,2\n")
+    (old / "params.json").write_text("{}")
+    argv = ["plot", str(tmp_path), "--out", str(tmp_path / "p.png")]
+    result = CliRunner().invoke(rlpyt, argv)
+    assert result.exit_code == 0, result.output
+    warned = [line for line in result.stderr.splitlines() if "yet" in line]
+    assert len(warned) == 1 and warned[0].startswith("Warning: "), result.stderr
+    assert "UserWarning" not in result.stderr and ".py:" not in result.stderr
