@@ -144,7 +144,8 @@ def run_identity(params: dict[str, Any], folder: str) -> dict[str, str]:
     """The ``algorithm`` and ``environment`` of a run whose params do not record them.
 
     ``rlpyt train`` records both at the top level. For runs of train scripts, the algorithm
-    is the class name params.json records under ``resolved.algo.class`` (``PPO``) and the
+    is named from the class params.json records under ``resolved.algo.class``
+    (:func:`algorithm_name`: ``ppo`` for rlpyt's PPO) and the
     environment the config's ``env.id``, ``env.game`` or ``env.task_id``, else the resolved
     sampler's env keywords.
 
@@ -162,7 +163,7 @@ def run_identity(params: dict[str, Any], folder: str) -> dict[str, str]:
     found: dict[str, str] = {}
     algo_class = resolved.get(RESOLVED_ALGO_KEY)
     if isinstance(algo_class, str):
-        found[ALGORITHM_KEY] = algo_class.rsplit(".", 1)[-1]
+        found[ALGORITHM_KEY] = algorithm_name(algo_class)
     resolved_names = [RESOLVED_ENV_PREFIX + key.split(".", 1)[1] for key in ENV_NAME_KEYS]
     names = [params.get(key) for key in ENV_NAME_KEYS]
     names += [resolved.get(key) for key in resolved_names]
@@ -170,6 +171,23 @@ def run_identity(params: dict[str, Any], folder: str) -> dict[str, str]:
     if env is not None:
         found[ENV_KEY] = env
     return {key: value for key, value in found.items() if key not in params}
+
+
+def algorithm_name(class_path: str) -> str:
+    """``rlpyt train``'s name of one of rlpyt's algorithm classes, else the class's own name.
+
+    ``"rlpyt.algos.pg.ppo.PPO"`` gives ``"ppo"``, so a train script's PPO runs share a panel
+    with the command line's; a class from elsewhere (a user's own) keeps its class name.
+    (The command line's names are its classes' names in lower case, ``catdqn`` aside; a test
+    holds this to the command line's registry, which this box may not import.)
+    """
+    module, _, name = class_path.rpartition(".")
+    if not module.startswith("rlpyt.algos."):
+        return name
+    return _SHORT_ALGORITHM_NAMES.get(name, name.lower())
+
+
+_SHORT_ALGORITHM_NAMES = {"CategoricalDQN": "catdqn"}
 
 
 def _resolved_params(folder: str) -> dict[str, Any]:

@@ -86,6 +86,8 @@ def mixed(tmp_path):
     }
     resolved = {"resolved": {"algo": {"class": "rlpyt.algos.qpg.sac.SAC", "kwargs": {}}}}
     write_run(runs / "data" / "sac_pendulum" / "run_0", script, resolved)
+    own = {"resolved": {"algo": {"class": "my_lab.algos.MySAC", "kwargs": {}}}}
+    write_run(runs / "data" / "my_sac" / "run_0", dict(script, exp_name="my_sac/run_0"), own)
     old = {"algo": {"discount": 0.99}, "env": {"game": "pong"}, "name": "pong", "run_ID": 0}
     write_run(runs / "data" / "old" / "run_0", old, variant_file=False)
     write_run(runs / "data" / "bare" / "run_0", {"seed": 3, "run_ID": 0})
@@ -132,19 +134,22 @@ def test_mixed_runs_get_one_panel_per_algorithm_and_env(mixed, tmp_path, monkeyp
     assert saved.panels() == [
         ("a2c on Acrobot-v1", None),
         ("dqn on CartPole-v1", None),
+        ("MySAC on Pendulum-v1", None),
         ("ppo on CartPole-v1", ["algo.learning_rate=0.0003", "algo.learning_rate=0.001"]),
-        ("SAC on Pendulum-v1", None),
+        ("sac on Pendulum-v1", None),
         ("pong", None),
         ("algorithm and env not recorded", None),
     ]
-    assert png_size(out) == (3 * 550, 2 * 400)  # 3 x 2 panels of 550 x 400 px
+    assert png_size(out) == (3 * 550, 3 * 400)  # 3 x 3 panels of 550 x 400 px
     assert lines == [
-        "8 runs in 6 panels (one per algorithm and env); a2c on Acrobot-v1: 1 curve; "
-        "dqn on CartPole-v1: 1 curve; ppo on CartPole-v1: 2 curves by algo.learning_rate; "
-        "SAC on Pendulum-v1: 1 curve; pong: 1 curve; algorithm and env not recorded: 1 curve"
+        "9 runs in 7 panels (one per algorithm and env); a2c on Acrobot-v1: 1 curve; "
+        "dqn on CartPole-v1: 1 curve; MySAC on Pendulum-v1: 1 curve; "
+        "ppo on CartPole-v1: 2 curves by algo.learning_rate; sac on Pendulum-v1: 1 curve; "
+        "pong: 1 curve; algorithm and env not recorded: 1 curve"
     ]
     curves = plot.make_curves(plot.load_runs([str(mixed)]), "Diagnostics/CumSteps", "ReturnAverage")
-    assert [curve.n_runs for curve in curves] == [1, 1, 2, 1, 1, 1, 1]  # train run = sweep's 3e-4
+    # the train run and the sweep's 3e-4 run are one curve
+    assert [curve.n_runs for curve in curves] == [1, 1, 1, 2, 1, 1, 1, 1]
 
 
 def test_split_puts_algorithms_side_by_side_and_filter_selects(mixed, tmp_path, monkeypatch):
@@ -172,7 +177,10 @@ def test_split_puts_algorithms_side_by_side_and_filter_selects(mixed, tmp_path, 
     [
         (["algorithm"], r"'algorithm' is not KEY=VALUE; e.g. algorithm=ppo"),
         (["algo.lr=1"], r"no run records that key.*algo\.learning_rate"),
-        (["algorithm=td3"], r"No run matches.*'algorithm': \['SAC', 'a2c', 'dqn', 'ppo'\]\}"),
+        (
+            ["algorithm=td3"],
+            r"No run matches.*'algorithm': \['MySAC', 'a2c', 'dqn', 'ppo', 'sac'\]\}",
+        ),
     ],
 )
 def test_bad_filters_say_what_exists(mixed, filters, message):
@@ -281,3 +289,12 @@ def test_compare_tasks_by_env_id_over_cli_runs_keep_one_setting_per_learning_rat
         ("algo.learning_rate=0.0003", ["Acrobot-v1", "CartPole-v1"]),
         ("algo.learning_rate=0.001", ["Acrobot-v1", "CartPole-v1"]),
     ]
+
+
+def test_script_runs_are_named_as_the_command_line_names_their_algorithm():
+    """Every algorithm `rlpyt train` offers: its class path gives its command-line name."""
+    from rlpyt.cli.registry import ALGORITHMS
+
+    for name, entry in ALGORITHMS.items():
+        assert plot.algorithm_name(entry.algo_cls.replace(":", ".")) == name
+    assert plot.algorithm_name("my_lab.algos.PPO") == "PPO"
