@@ -21,10 +21,11 @@ Schedule (rlpyt's): in sample mode epsilon is ``eps_init`` up to ``eps_itr_min``
 from ``eps_itr_max`` on, and linear in between. With ``eps_final_min`` (< ``eps_final``) each
 env gets its own final epsilon, log-spaced from ``eps_final_min`` to ``eps_final`` over the
 ``global_B`` envs (Ape-X style); an agent instance holds the values of its ``env_ranks``. With
-an alternating sampler (``agent.alternating``) the two env groups step in turns, so env ``j``
-of one group and env ``j`` of the other (global ranks ``j`` and ``global_B / 2 + j``) share one
-value, over ``global_B / 2`` log-spaced values. In eval mode epsilon is ``eps_eval``, except
-1.0 at iteration 0: the evaluation before any training measures a random policy.
+an alternating sampler (``agent.alternating``) the two env groups (even and odd batch columns)
+step in turns, one agent forward per group, so env ``j`` of one group and env ``j`` of the
+other (columns ``2j`` and ``2j + 1``) share one value, over ``global_B / 2`` log-spaced
+values. In eval mode epsilon is ``eps_eval``, except 1.0 at iteration 0: the evaluation before
+any training measures a random policy.
 """
 
 from __future__ import annotations
