@@ -9,12 +9,14 @@ subclasses override the ones that apply to them.
 from __future__ import annotations
 
 import inspect
+from collections import namedtuple
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, cast
 
 import torch
 
 from rlpyt.utils.buffer import buffer_func
+from rlpyt.utils.hyperparams import Hyperparams
 
 if TYPE_CHECKING:
     from rlpyt.protocols import Agent
@@ -181,10 +183,16 @@ def _to_host(tensors: list[torch.Tensor]) -> list[torch.Tensor]:
     return cast(list[torch.Tensor], out)
 
 
-class RlAlgorithm:
+class RlAlgorithm(Hyperparams):
     """Base of all algorithms.
 
+    Hyperparameters are declared in the class bodies with
+    :func:`rlpyt.utils.hyperparams.hyperparam`; the constructor, its checks and the docstring's
+    ``Args:`` table come from them.
+
     Class attributes (read by the runners; subclasses override what applies):
+        OptInfoCls: The OptInfo namedtuple class ``optimize_agent`` returns. A subclass
+            declares either it or ``opt_info_fields``; the other follows.
         opt_info_fields: Names of the OptInfo lists ``optimize_agent`` returns (logged as five
             statistics each).
         bootstrap_value: The sampler must record ``V(s_T)`` (policy gradients: True).
@@ -192,15 +200,29 @@ class RlAlgorithm:
         min_itr_learn: First iteration that trains (replay warm-up); evaluation is skipped
             before it (except at itr 0).
         update_counter: Gradient steps taken so far.
+        batch_size: Samples per gradient step (replay-ratio diagnostics; 0 until set).
     """
 
+    OptInfoCls: ClassVar[Any] = None
     opt_info_fields: tuple[str, ...] = ()
     bootstrap_value: bool = False
     discount: float = 1.0
     min_itr_learn: int = 0
     update_counter: int = 0
+    batch_size: int = 0
     optimizer: torch.optim.Optimizer  # set by initialize / optim_initialize
-    _batch_size: int = 0  # set by initialize; 0: no replay-ratio diagnostics
+
+    def __init_subclass__(cls, **kwargs: Any):
+        super().__init_subclass__(**kwargs)
+        own = vars(cls)
+        if "OptInfoCls" in own and "opt_info_fields" not in own and cls.OptInfoCls is not None:
+            cls.opt_info_fields = tuple(cls.OptInfoCls._fields)
+        elif "opt_info_fields" in own and "OptInfoCls" not in own:
+            # Picklable by name: <module>.<Class>.OptInfoCls.
+            info_cls = namedtuple("OptInfo", cls.opt_info_fields)  # type: ignore[misc]
+            info_cls.__module__ = cls.__module__
+            info_cls.__qualname__ = f"{cls.__qualname__}.OptInfoCls"
+            cls.OptInfoCls = info_cls
 
     def initialize(
         self,
@@ -288,8 +310,3 @@ class RlAlgorithm:
         """Restore what :meth:`state_dict` returned."""
         self.load_optim_state_dict(state["optimizer"])
         self.update_counter = state["update_counter"]
-
-    @property
-    def batch_size(self) -> int:
-        """Samples per gradient step (replay-ratio diagnostics; 0 before ``initialize``)."""
-        return self._batch_size

@@ -5,35 +5,48 @@ calls ``initialize`` once after the sampler built the agent (asynchronous runner
 ``async_initialize``, then ``optim_initialize`` in the optimizer process), then
 ``optimize_agent(itr, samples)`` every iteration. This base
 
-- checks and stores the constructor keywords (:meth:`store_keywords`, ranges in
-  :data:`KEYWORD_RANGES`: each algorithm's ``__init__`` spells out rlpyt's keywords and hands
-  them here in one call);
+- declares the hyperparameters every replay algorithm takes, with defaults
+  (``rlpyt.utils.hyperparams``: the constructor, its checks and the docstring table come from
+  the declarations; the families add and change theirs);
 - builds the replay and feeds it (``rlpyt.algos.replay_mixin``);
 - turns env-step counts into iteration schedules (:meth:`_setup_schedules`, with a warning
   when the replay ratio run differs from the one asked);
+- builds the optimizers (:meth:`optim_initialize`: :meth:`build_optimizers`, then
+  ``initial_optim_state_dict``);
 - runs the replay-draw loop of ``optimize_agent``: draws, moved to the agent's device in one
   call (``draw``), split into minibatches, each handed to the algorithm's ``update``;
 - updates the targets every ``target_update_interval`` updates (:meth:`update_target_if_due`);
 - builds the OptInfo from per-update tensors in one conversion (``opt_info_from``).
 
-An algorithm writes ``optim_initialize`` (its optimizers), ``update`` (one gradient step on a
-minibatch, appending to the OptInfo records), its losses, and where they apply ``targets`` (with
-``shares_targets``), ``updates_in_draw`` and ``_before_updates``. docs/architecture.md ("How to
-write a new algorithm") builds one.
+An algorithm writes ``update`` (one gradient step on a minibatch, appending to the OptInfo
+records) and its OptInfo fields; where they apply, ``build_optimizers``, its losses,
+``targets`` (with ``shares_targets``), ``updates_in_draw`` and ``_before_updates``. A subclass
+that lacks ``update`` or OptInfo fields fails at construction, naming them.
+docs/new-algorithm.md builds one.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from abc import abstractmethod
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 
 from rlpyt.algos.base import Record, RlAlgorithm, make_optimizer, opt_info_from
 from rlpyt.algos.replay_mixin import ReplayAlgoMixin
-from rlpyt.utils.checks import check_number
+from rlpyt.utils.hyperparams import (
+    COUNT,
+    FRACTION,
+    POSITIVE,
+    POSITIVE_OR_INF,
+    STEPS,
+    Range,
+    copied_dict,
+    hyperparam,
+)
 from rlpyt.utils.logging import logger
 
 if TYPE_CHECKING:
@@ -44,103 +57,71 @@ if TYPE_CHECKING:
 Records = dict[str, list[Record]]
 Inputs = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
 
-_COUNT = dict(low=1, integer=True)
-_STEPS = dict(low=0, integer=True)
-_POSITIVE = dict(low=0, low_open=True)
-_NONNEGATIVE = dict(low=0)
-_FRACTION = dict(low=0, high=1)
-
-KEYWORD_RANGES: dict[str, dict[str, Any] | type] = dict(
-    discount=_FRACTION,
-    batch_size=_COUNT,
-    batch_T=_COUNT,
-    batch_B=_COUNT,
-    warmup_T=_STEPS,
-    store_rnn_state_interval=_STEPS,
-    min_steps_learn=_STEPS,
-    delta_clip=_POSITIVE,
-    replay_size=_COUNT,
-    replay_ratio=_POSITIVE,
-    target_update_tau=dict(low=0, high=1, low_open=True),
-    target_update_interval=_COUNT,
-    policy_update_interval=_COUNT,
-    n_step_return=_COUNT,
-    learning_rate=_POSITIVE,
-    q_learning_rate=_POSITIVE,
-    mu_learning_rate=_POSITIVE,
-    clip_grad_norm=dict(low=0, low_open=True, allow_inf=True),
-    q_target_clip=dict(low=0, low_open=True, allow_inf=True),
-    eps_steps=_STEPS,
-    eps_start_steps=_STEPS,
-    pri_alpha=_NONNEGATIVE,
-    pri_beta_init=_NONNEGATIVE,
-    pri_beta_final=_NONNEGATIVE,
-    pri_beta_steps=_STEPS,
-    pri_eta=_FRACTION,
-    default_priority=_POSITIVE,
-    input_priority_shift=_STEPS,
-    value_scale_eps=_NONNEGATIVE,
-    updates_per_sync=_COUNT,
-    fixed_alpha=_POSITIVE,
-    reward_scale={},
-    policy_output_regularization=_NONNEGATIVE,
-    double_dqn=bool,
-    prioritized_replay=bool,
-    input_priorities=bool,
-    bootstrap_timelimit=bool,
-    snapshot_replay=bool,
-)
-"""Keyword -> ``check_number`` range (or ``bool``: stored as a bool). Keywords not listed
-(classes, dicts, states) are stored as given; ``optim_kwargs`` is copied."""
-
-OPTIONAL = frozenset(
-    ("delta_clip", "eps_start_steps", "default_priority", "input_priority_shift", "fixed_alpha")
-)
-"""Numeric keywords whose None means "not set" (each algorithm says what None does)."""
+TAU = Range(low=0, high=1, low_open=True)
 
 
 class ReplayRlAlgorithm(ReplayAlgoMixin, RlAlgorithm):
-    """Base of the replay algorithms: keywords, set-up, schedules, the draw loop, OptInfo.
+    """Base of the replay algorithms: hyperparameters, set-up, schedules, the draw loop, OptInfo.
+
+    The defaults here are DQN's; each family changes those that differ.
 
     Class attributes a subclass sets:
-        OptInfoCls: Its OptInfo namedtuple class (``opt_info_fields`` follows it).
+        OptInfoCls or opt_info_fields: Its OptInfo (the other follows).
         shares_targets: Whether the bootstrap targets stay fixed between target updates, so
             that the updates of one draw can share one ``targets`` pass.
+        prioritized_replay: Whether the replay is prioritized (DQN declares it a keyword).
     """
 
-    OptInfoCls: ClassVar[Any]
+    discount: float = hyperparam(0.99, "Discount gamma.", FRACTION)
+    batch_size: int = hyperparam(32, "Replayed transitions per gradient step.", COUNT)
+    min_steps_learn: int = hyperparam(
+        int(5e4), "Env steps (over all envs) before the first gradient step.", STEPS
+    )
+    replay_size: int = hyperparam(int(1e6), "Replay capacity in transitions.", COUNT)
+    replay_ratio: float = hyperparam(
+        8,
+        "Replayed transitions per sampled transition: each iteration takes ``max(1, "
+        "round(replay_ratio * T * B / batch_size))`` gradient steps.",
+        POSITIVE,
+    )
+    target_update_tau: float = hyperparam(
+        1, "1: copy the online weights into the targets; below 1: Polyak weight.", TAU
+    )
+    target_update_interval: int = hyperparam(312, "Gradient steps between target updates.", COUNT)
+    n_step_return: int = hyperparam(1, "Rewards summed before bootstrapping.", COUNT)
+    learning_rate: float = hyperparam(2.5e-4, "Optimizer learning rate.", POSITIVE)
+    OptimCls: type[torch.optim.Optimizer] = hyperparam(torch.optim.Adam, "Torch optimizer class.")
+    optim_kwargs: dict[str, Any] = hyperparam(
+        None, "Extra optimizer keywords.", copied_dict, type=dict[str, Any] | None
+    )
+    initial_optim_state_dict: dict[str, Any] | None = hyperparam(
+        None, "Optimizer state to start from (``optim_state_dict()`` output)."
+    )
+    clip_grad_norm: float = hyperparam(10.0, "Max global gradient norm.", POSITIVE_OR_INF)
+    ReplayBufferCls: type | None = hyperparam(
+        None, "Replay class to use instead of the one chosen from the observation."
+    )
+    updates_per_sync: int = hyperparam(
+        1, "Gradient steps between parameter publications (asynchronous runners).", COUNT
+    )
+    snapshot_replay: bool = hyperparam(
+        False, "Put the replay in every snapshot, so that a resumed run continues exactly."
+    )
+
     shares_targets: bool = False
-    # Stored by store_keywords (each algorithm has these; the families add their own):
-    min_steps_learn: int
-    replay_ratio: float
-    target_update_tau: float
-    learning_rate: float
-    OptimCls: type[torch.optim.Optimizer]
-    optim_kwargs: dict[str, Any]
-    initial_optim_state_dict: dict[str, Any] | None
-    clip_grad_norm: float
+    prioritized_replay: bool = False
     agent: ReplayAgent  # set by initialize / async_initialize
+    _params: list[torch.Tensor]  # set by build_optimizers (one optimizer)
 
-    def store_keywords(self, **values: Any) -> None:
-        """Check each keyword against :data:`KEYWORD_RANGES` and store it as an attribute.
-
-        ``batch_size`` is stored as ``_batch_size`` (read through ``batch_size``);
-        ``optim_kwargs`` as a copy (None: ``{}``).
-
-        Raises:
-            TypeError, ValueError: a value out of range; the message names the algorithm,
-                the keyword, the value and the range.
-        """
-        owner = type(self).__name__
-        for name, value in values.items():
-            spec = KEYWORD_RANGES.get(name)
-            if spec is bool:
-                value = bool(value)
-            elif isinstance(spec, dict) and not (value is None and name in OPTIONAL):
-                value = check_number(owner, name, value, **spec)
-            elif name == "optim_kwargs":
-                value = dict(value or {})
-            setattr(self, "_batch_size" if name == "batch_size" else name, value)
+    @classmethod
+    def missing_parts(cls) -> list[str]:
+        """The abstract methods left, OptInfo fields, and ``targets`` where targets are shared."""
+        missing = super().missing_parts()
+        if not cls.opt_info_fields:
+            missing.append("OptInfoCls (or opt_info_fields)")
+        if cls.shares_targets and cls.targets is ReplayRlAlgorithm.targets:
+            missing.append("targets (shares_targets is True)")
+        return missing
 
     # ---- set-up ---------------------------------------------------------------------------
 
@@ -185,30 +166,51 @@ class ReplayRlAlgorithm(ReplayAlgoMixin, RlAlgorithm):
         """
         self.batch_spec = batch_spec
         self.sampler_bs = sampler_bs = batch_spec.size
-        self.updates_per_optimize = max(1, round(self.replay_ratio * sampler_bs / self._batch_size))
+        self.updates_per_optimize = max(1, round(self.replay_ratio * sampler_bs / self.batch_size))
         self.min_itr_learn = self.min_steps_learn // sampler_bs
-        ratio = self.updates_per_optimize * self._batch_size / sampler_bs
+        ratio = self.updates_per_optimize * self.batch_size / sampler_bs
         logger.log(
             f"{type(self).__name__}: {self.updates_per_optimize} updates of "
-            f"{self._batch_size} per iteration of {sampler_bs} samples (replay ratio "
+            f"{self.batch_size} per iteration of {sampler_bs} samples (replay ratio "
             f"{ratio:g}), learning from iteration {self.min_itr_learn}."
         )
         if not math.isclose(ratio, self.replay_ratio, rel_tol=1e-6):
             warnings.warn(
                 f"{type(self).__name__}: replay_ratio={self.replay_ratio:g} asks for "
-                f"{self.replay_ratio * sampler_bs / self._batch_size:g} updates of "
-                f"{self._batch_size} per iteration of {sampler_bs} samples; whole updates "
+                f"{self.replay_ratio * sampler_bs / self.batch_size:g} updates of "
+                f"{self.batch_size} per iteration of {sampler_bs} samples; whole updates "
                 f"(at least 1) make it replay_ratio={ratio:g}. Choose batch_size, the "
                 "sampler's batch_T * batch_B and replay_ratio so that the updates come out "
                 "whole to run the ratio asked.",
                 stacklevel=3,
             )
 
+    def optim_initialize(self, rank: int = 0) -> None:
+        """Build the optimizers (:meth:`build_optimizers`); load ``initial_optim_state_dict``.
+
+        Asynchronous runners call it in the optimizer process (after ``async_initialize``);
+        the agent then trains a model of its own (``own_optim_model``).
+        """
+        self.rank = rank
+        self.own_optim_model()
+        self.build_optimizers()
+        if self.initial_optim_state_dict is not None:
+            self.load_optim_state_dict(self.initial_optim_state_dict)
+
+    def build_optimizers(self) -> None:
+        """One optimizer (``optimizer``) over the agent's parameters at ``learning_rate``.
+
+        Algorithms with several networks (the QPG family) build one per network instead.
+        """
+        self.optimizer = self.make_optimizer(self.agent.parameters(), self.learning_rate)
+        # What the optimizer steps: clipping walks this list, not agent.parameters().
+        self._params = [p for group in self.optimizer.param_groups for p in group["params"]]
+
     def make_optimizer(
         self, params: Iterable[torch.Tensor], learning_rate: float
     ) -> torch.optim.Optimizer:
         """``OptimCls`` over ``params`` at ``learning_rate`` with ``optim_kwargs``."""
-        return make_optimizer(self.OptimCls, list(params), learning_rate, self.optim_kwargs)
+        return make_optimizer(self.OptimCls, list(params), learning_rate, self.optim_kwargs or {})
 
     # ---- snapshots ------------------------------------------------------------------------
 
@@ -278,7 +280,7 @@ class ReplayRlAlgorithm(ReplayAlgoMixin, RlAlgorithm):
     @property
     def rows_per_update(self) -> int:
         """Replay rows one update trains on (``batch_size``; R2D1: ``batch_B`` sequences)."""
-        return self._batch_size
+        return self.batch_size
 
     def updates_in_draw(self, remaining: int) -> int:
         """Updates one replay draw serves (at least 1).
@@ -297,6 +299,7 @@ class ReplayRlAlgorithm(ReplayAlgoMixin, RlAlgorithm):
         """Bootstrap targets ``[rows]`` of replayed rows (algorithms with ``shares_targets``)."""
         raise NotImplementedError
 
+    @abstractmethod
     def update(
         self, samples: NamedArrayTupleLike, target: torch.Tensor | None, records: Records
     ) -> None:
@@ -307,7 +310,6 @@ class ReplayRlAlgorithm(ReplayAlgoMixin, RlAlgorithm):
             target: Its precomputed :meth:`targets` rows, or None (compute them).
             records: OptInfo field -> list of tensors, appended to.
         """
-        raise NotImplementedError
 
     def update_target_if_due(self) -> None:
         """Update the targets when ``update_counter`` is a multiple of the interval.

@@ -67,13 +67,13 @@ class ReplayAlgoMixin:
     pri_beta_init: float
     default_priority: float
     ReplayBufferCls: type | None
-    mid_batch_reset: bool
+    mid_batch_reset: bool = True  # set by initialize (False: wait-reset collectors)
     replay_buffer: Any = None  # built by initialize / async_initialize
     snapshot_replay: bool
     min_itr_learn: int
     target_update_interval: int
     update_counter: int
-    _batch_size: int
+    batch_size: int
     # Raised after a resume whose snapshot held no replay (class defaults, set per instance):
     _learn_from_itr = 0
     _refill_replay = False
@@ -119,7 +119,7 @@ class ReplayAlgoMixin:
         self._async_optim = True
         logger.log(
             f"{type(self).__name__} (asynchronous): {self.updates_per_sync} updates of "
-            f"{self._batch_size} per optimize_agent call into {type(self.replay_buffer).__name__}."
+            f"{self.batch_size} per optimize_agent call into {type(self.replay_buffer).__name__}."
         )
         return self.replay_buffer
 
@@ -294,7 +294,7 @@ class ReplayAlgoMixin:
             k = min(k, interval - self.update_counter % interval)
         replay = self.replay_buffer
         capacity = getattr(replay, "sampleable_rows", 0) * getattr(replay, "B", 0)
-        return max(1, min(k, capacity // self._batch_size))
+        return max(1, min(k, capacity // self.batch_size))
 
     def learning_at(self, itr: int) -> bool:
         """Whether iteration ``itr`` takes gradient steps.

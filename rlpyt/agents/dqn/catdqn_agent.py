@@ -15,6 +15,7 @@ actions is the same for every ``V_max > V_min``; only the greedy choice depends 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -24,7 +25,6 @@ from rlpyt.agents.dqn.dqn_agent import DqnAgent
 from rlpyt.distributions.epsilon_greedy import CategoricalEpsilonGreedy
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import namedarraytuple
-from rlpyt.utils.keywords import extends_keywords
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import EnvSpaces
@@ -35,35 +35,52 @@ DEFAULT_V_MIN = -10.0  # CategoricalDQN's defaults, until give_V_min_max
 DEFAULT_V_MAX = 10.0
 
 
-@extends_keywords(
-    order=(
-        "ModelCls model_kwargs initial_model_state_dict n_atoms eps_init eps_final "
-        "eps_final_min eps_itr_min eps_itr_max eps_eval"
-    ).split()
-)
 class CatDqnAgent(DqnAgent):
     """Categorical DQN agent: ``model -> p [..., A, n_atoms]``; ``n_atoms`` goes to the model.
 
-    The other keywords (``ModelCls``, ``model_kwargs``, ``initial_model_state_dict`` before
-    ``n_atoms``; ``eps_init``, ``eps_final``, ``eps_final_min``, ``eps_itr_min``,
-    ``eps_itr_max``, ``eps_eval`` after it) are :class:`DqnAgent`'s, in rlpyt's order.
+    The other keywords are :class:`DqnAgent`'s, in rlpyt's order (``n_atoms`` after
+    ``initial_model_state_dict``).
 
     Args:
+        ModelCls: Model class (None: ``default_model_cls``); it takes ``n_atoms``.
+        model_kwargs: Extra model keywords; ``n_atoms`` is set to the agent's (a different
+            ``n_atoms`` here is replaced, with a warning).
+        initial_model_state_dict: As :class:`DqnAgent`.
         n_atoms: Number of atoms of each action's value distribution.
-
-    Other Parameters:
-        ModelCls (type[torch.nn.Module] | None): Model class (None: ``default_model_cls``); it
-            takes ``n_atoms``.
-        model_kwargs (Mapping[str, Any] | None): Extra model keywords; ``n_atoms`` is set to the
-            agent's (a different ``n_atoms`` here is replaced, with a warning, as rlpyt
-            replaced it).
-        initial_model_state_dict (Mapping[str, Any] | None): As :class:`DqnAgent`.
+        eps_init: As :class:`DqnAgent`.
+        eps_final: As :class:`DqnAgent`.
+        eps_final_min: As :class:`DqnAgent`.
+        eps_itr_min: As :class:`DqnAgent`.
+        eps_itr_max: As :class:`DqnAgent`.
+        eps_eval: As :class:`DqnAgent`.
     """
 
     agent_info_cls = AgentInfo
 
-    def __init__(self, n_atoms: int = 51, **kwargs: Any):
-        super().__init__(**kwargs)
+    def __init__(  # noqa: PLR0917 (rlpyt's keywords, positional in its order)
+        self,
+        ModelCls: type[torch.nn.Module] | None = None,  # noqa: N803
+        model_kwargs: Mapping[str, Any] | None = None,
+        initial_model_state_dict: Mapping[str, Any] | None = None,
+        n_atoms: int = 51,
+        eps_init: float = 1,
+        eps_final: float = 0.01,
+        eps_final_min: float | None = None,
+        eps_itr_min: int = 50,
+        eps_itr_max: int = 1000,
+        eps_eval: float = 0.001,
+    ):
+        super().__init__(
+            ModelCls=ModelCls,
+            model_kwargs=model_kwargs,
+            initial_model_state_dict=initial_model_state_dict,
+            eps_init=eps_init,
+            eps_final=eps_final,
+            eps_final_min=eps_final_min,
+            eps_itr_min=eps_itr_min,
+            eps_itr_max=eps_itr_max,
+            eps_eval=eps_eval,
+        )
         self.n_atoms = check_number(type(self).__name__, "n_atoms", n_atoms, low=2, integer=True)
         given = self.model_kwargs.get("n_atoms", self.n_atoms)
         if given != self.n_atoms:  # rlpyt overwrote it silently

@@ -16,16 +16,9 @@ import torch
 
 from rlpyt.agents.base import ModelClass
 from rlpyt.agents.qpg.sac_agent import SacAgent as _SacAgent
-from rlpyt.models.qpg.mlp import VMlpModel
-from rlpyt.utils.keywords import extends_keywords
+from rlpyt.models.qpg.mlp import PiMlpModel, QofMuMlpModel, VMlpModel
 
 
-@extends_keywords(
-    order=(
-        "ModelCls QModelCls VModelCls model_kwargs q_model_kwargs v_model_kwargs "
-        "initial_model_state_dict action_squash pretrain_std"
-    ).split()
-)
 class SacAgent(_SacAgent):
     """SAC_V agent: pi, Q1, Q2, V and target V.
 
@@ -55,9 +48,29 @@ class SacAgent(_SacAgent):
     trained_names: ClassVar[tuple[str, ...]] = ("model", "q1_model", "q2_model", "v_model")
     target_sources: ClassVar[Mapping[str, str]] = {"target_v_model": "v_model"}
 
-    def __init__(self, VModelCls: type[torch.nn.Module] = VMlpModel, **kwargs: Any):  # noqa: N803
+    def __init__(  # noqa: PLR0917 (rlpyt's keywords, positional in its order)
+        self,
+        ModelCls: type[torch.nn.Module] = PiMlpModel,  # noqa: N803
+        QModelCls: type[torch.nn.Module] = QofMuMlpModel,  # noqa: N803
+        VModelCls: type[torch.nn.Module] = VMlpModel,  # noqa: N803
+        model_kwargs: Mapping[str, Any] | None = None,
+        q_model_kwargs: Mapping[str, Any] | None = None,
+        v_model_kwargs: Mapping[str, Any] | None = None,
+        initial_model_state_dict: Mapping[str, Any] | None = None,
+        action_squash: float = 1.0,
+        pretrain_std: float = 0.75,
+    ):
         self.VModelCls = VModelCls
-        super().__init__(**kwargs)
+        super().__init__(
+            ModelCls=ModelCls,
+            QModelCls=QModelCls,
+            model_kwargs=model_kwargs,
+            q_model_kwargs=q_model_kwargs,
+            v_model_kwargs=v_model_kwargs,
+            initial_model_state_dict=initial_model_state_dict,
+            action_squash=action_squash,
+            pretrain_std=pretrain_std,
+        )
 
     def model_specs(self) -> dict[str, tuple[ModelClass, Mapping[str, Any]]]:
         """Q1, Q2 (``QModelCls``, ``q_model_kwargs``) and V (``VModelCls``, ``v_model_kwargs``)."""

@@ -22,14 +22,13 @@ from rlpyt.agents.base import ModelClass
 from rlpyt.agents.qpg.base import MinItrLearnMixin, TwinQMixin
 from rlpyt.agents.qpg.ddpg_agent import DdpgAgent
 from rlpyt.distributions.gaussian import DistInfo, Gaussian
+from rlpyt.models.qpg.mlp import MuMlpModel, QofMuMlpModel
 from rlpyt.utils.checks import check_number
-from rlpyt.utils.keywords import extends_keywords
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import EnvSpaces
 
 
-@extends_keywords(parent=DdpgAgent)  # MinItrLearnMixin passes them on
 class Td3Agent(MinItrLearnMixin, TwinQMixin, DdpgAgent):  # type: ignore[misc]  # twin q
     """TD3 agent: mu, twin Q1/Q2 and target copies of all three.
 
@@ -38,9 +37,14 @@ class Td3Agent(MinItrLearnMixin, TwinQMixin, DdpgAgent):  # type: ignore[misc]  
         target_noise_std: Std of the target-policy smoothing noise, in units of ``h``.
         target_noise_clip: Bound of the smoothing noise, in units of ``h`` (> 0).
         initial_q2_model_state_dict: A flat Q2 state dict (the target Q2 copies it).
-        **kwargs: ``DdpgAgent``'s keywords (``ModelCls``, ``QModelCls``, ``model_kwargs``,
-            ``q_model_kwargs`` (both Qs), ``initial_model_state_dict``,
-            ``initial_q_model_state_dict``, ``action_std``, ``action_noise_clip``).
+        ModelCls: As ``DdpgAgent``.
+        QModelCls: As ``DdpgAgent`` (both Qs).
+        model_kwargs: As ``DdpgAgent``.
+        q_model_kwargs: As ``DdpgAgent`` (both Qs).
+        initial_model_state_dict: As ``DdpgAgent``.
+        initial_q_model_state_dict: As ``DdpgAgent``.
+        action_std: As ``DdpgAgent``.
+        action_noise_clip: As ``DdpgAgent``.
     """
 
     q2_model: Any
@@ -62,13 +66,20 @@ class Td3Agent(MinItrLearnMixin, TwinQMixin, DdpgAgent):  # type: ignore[misc]  
         "target_q2_model": "q2_model",
     }
 
-    def __init__(
+    def __init__(  # noqa: PLR0917 (rlpyt's keywords, positional in its order)
         self,
         pretrain_std: float = 0.5,
         target_noise_std: float = 0.2,
         target_noise_clip: float = 0.5,
         initial_q2_model_state_dict: Mapping[str, Any] | None = None,
-        **kwargs: Any,
+        ModelCls: type[torch.nn.Module] = MuMlpModel,  # noqa: N803
+        QModelCls: type[torch.nn.Module] = QofMuMlpModel,  # noqa: N803
+        model_kwargs: Mapping[str, Any] | None = None,
+        q_model_kwargs: Mapping[str, Any] | None = None,
+        initial_model_state_dict: Mapping[str, Any] | None = None,
+        initial_q_model_state_dict: Mapping[str, Any] | None = None,
+        action_std: float = 0.1,
+        action_noise_clip: float | None = None,
     ):
         owner = type(self).__name__
         self.pretrain_std = check_number(owner, "pretrain_std", pretrain_std, low=0)
@@ -78,7 +89,16 @@ class Td3Agent(MinItrLearnMixin, TwinQMixin, DdpgAgent):  # type: ignore[misc]  
         )
         self.initial_q2_model_state_dict = initial_q2_model_state_dict
         self.target_distribution: Gaussian | None = None
-        super().__init__(**kwargs)
+        super().__init__(
+            ModelCls=ModelCls,
+            QModelCls=QModelCls,
+            model_kwargs=model_kwargs,
+            q_model_kwargs=q_model_kwargs,
+            initial_model_state_dict=initial_model_state_dict,
+            initial_q_model_state_dict=initial_q_model_state_dict,
+            action_std=action_std,
+            action_noise_clip=action_noise_clip,
+        )
 
     def model_specs(self) -> dict[str, tuple[ModelClass, Mapping[str, Any]]]:
         """Q1 and Q2, both ``(QModelCls, q_model_kwargs)``."""

@@ -12,12 +12,12 @@ Bellemare, Dabney and Munos, 2017, "A Distributional Perspective on Reinforcemen
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import torch
 
 from rlpyt.algos.dqn.dqn import DQN
-from rlpyt.utils.keywords import extends_keywords
+from rlpyt.utils.hyperparams import FIRST, NUMBER, hyperparam
 from rlpyt.utils.tensor import select_at_indexes
 
 if TYPE_CHECKING:
@@ -29,38 +29,31 @@ PROB_FLOOR = 1e-6  # probabilities are clamped here before taking logs
 PROJECTION_CHUNK = 1024  # rows projected at once ([rows, n_atoms, n_atoms] weights)
 
 
-@extends_keywords()
 class CategoricalDQN(DQN):
-    """C51 with rlpyt's keywords: ``V_min``, ``V_max``, then every :class:`DQN` keyword.
+    """C51: ``V_min``, ``V_max``, then every :class:`DQN` keyword.
 
-    The keywords after ``V_max`` are :class:`DQN`'s, with its defaults (``extends_keywords``
-    puts them in the signature, in DQN's order).
-    ``delta_clip`` is unused by the loss (cross-entropy) but still sets the default priority,
-    as in rlpyt.
-
-    Args:
-        V_min: Lowest atom of the value support.
-        V_max: Highest atom.
-
+    ``delta_clip`` is unused by the loss (cross-entropy) but still sets the default priority.
     The TD errors logged (``tdAbsErr``) and used as priorities are the KL divergences between
     the projected target distribution and the online one.
+
+    Raises:
+        ValueError: ``V_min`` not below ``V_max``, or a :class:`DQN` keyword out of range.
     """
+
+    V_min: float = hyperparam(-10, "Lowest atom of the value support.", NUMBER, after=FIRST)
+    V_max: float = hyperparam(10, "Highest atom of the value support.", NUMBER, after="V_min")
 
     agent: CatDqnAgent  # set by initialize
 
-    def __init__(
-        self,
-        V_min: float = -10,  # noqa: N803
-        V_max: float = 10,  # noqa: N803
-        **kwargs: Any,
-    ):
-        if not V_min < V_max:
+    def __post_init__(self) -> None:
+        """DQN's resolution; the support must run upwards."""
+        if not self.V_min < self.V_max:
             raise ValueError(
-                f"CategoricalDQN: V_min={V_min!r} must be below V_max={V_max!r} (the value "
-                "support runs from V_min to V_max)."
+                f"CategoricalDQN: V_min={self.V_min!r} must be below V_max={self.V_max!r} (the "
+                "value support runs from V_min to V_max)."
             )
-        self.V_min, self.V_max = float(V_min), float(V_max)
-        super().__init__(**kwargs)
+        self.V_min, self.V_max = float(self.V_min), float(self.V_max)
+        super().__post_init__()
 
     def _setup_schedules(self, batch_spec: BatchSpec) -> None:
         """As :class:`DQN`, and give the agent the value support."""

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import inspect
 from collections import namedtuple
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
 
 from rlpyt.algos.replay_base import HostCopy, Records, ReplayRlAlgorithm, backward_into
 from rlpyt.algos.utils import bootstrap_target  # also imported from here (its first home)
+from rlpyt.utils.hyperparams import NONNEGATIVE, POSITIVE, STEPS, hyperparam
 from rlpyt.utils.tensor import select_at_indexes
 
 if TYPE_CHECKING:
@@ -39,133 +40,79 @@ if TYPE_CHECKING:
 
 OptInfo = namedtuple("OptInfo", ["loss", "gradNorm", "tdAbsErr"])
 
-TD_ERROR_STRIDE = 8  # OptInfo keeps every 8th TD error of a minibatch (rlpyt's choice)
+TD_ERROR_STRIDE = 8  # OptInfo keeps every 8th TD error of a minibatch
 PRIORITY_EPS = 1e-6  # added to |TD| errors before they become priorities
 
 
 class DQN(ReplayRlAlgorithm):
     """Deep Q-learning with rlpyt's keywords and defaults.
 
-    Args:
-        discount: Discount gamma.
-        batch_size: Replayed transitions per gradient step.
-        min_steps_learn: Env steps (over all envs) before the first gradient step.
-        delta_clip: Huber loss threshold on the TD error; None: squared error.
-        replay_size: Replay capacity in transitions.
-        replay_ratio: Replayed transitions per sampled transition: each iteration takes
-            ``max(1, round(replay_ratio * T * B / batch_size))`` gradient steps.
-        target_update_tau: 1: copy the online weights into the target network; below 1:
-            Polyak averaging with this weight.
-        target_update_interval: Gradient steps between target updates.
-        n_step_return: Rewards summed before bootstrapping.
-        learning_rate: Optimizer learning rate.
-        OptimCls: Torch optimizer class.
-        optim_kwargs: Extra optimizer keywords. An optimizer that takes ``eps`` gets
-            ``eps=0.01 / batch_size`` unless these set it (rlpyt dropped that default when the
-            scripts passed ``{}``).
-        initial_optim_state_dict: Optimizer state to start from.
-        clip_grad_norm: Max global gradient norm.
-        eps_steps: Env steps (from the start) at which epsilon reaches its final value; it
-            starts falling at ``eps_start_steps``.
-        double_dqn: Evaluate the target network at the online network's argmax.
-        prioritized_replay: Prioritized experience replay (priorities: TD errors).
-        pri_alpha: Priority exponent.
-        pri_beta_init: Importance-weight exponent when learning starts.
-        pri_beta_final: ... after ``pri_beta_steps`` env steps (linear in between).
-        pri_beta_steps: Env steps of the beta schedule.
-        default_priority: Priority of new transitions; None: ``delta_clip`` (or 1 without it).
-        ReplayBufferCls: Replay class to use instead of the one chosen from the observation
-            (frame buffer for uint8 image stacks ``[C, H, W]``, else a plain buffer).
-        updates_per_sync: Gradient steps between parameter publications (asynchronous
-            runners).
-        snapshot_replay: Put the replay's contents, cursor and priorities in every snapshot,
-            so that a resumed run continues exactly (snapshots then hold the whole replay).
-        eps_start_steps: Env steps (from the start) at which epsilon starts falling from the
-            agent's ``eps_init``; None (rlpyt's schedule): ``min_steps_learn``. 0 gives the
-            schedule of Stable-Baselines3 and the RL Zoo, whose exploration fraction counts
-            from the first step. Both ends are rounded down to whole sampler iterations.
+    Keywords without a description here are :class:`ReplayRlAlgorithm`'s. ``optim_kwargs``: an
+    optimizer that takes ``eps`` gets ``eps=0.01 / batch_size`` unless these set it.
+    ``ReplayBufferCls``: the class chosen otherwise is a frame buffer for uint8 image stacks
+    ``[C, H, W]``, else a plain buffer. ``eps_start_steps`` None gives rlpyt's schedule; 0 that
+    of Stable-Baselines3 and the RL Zoo, whose exploration fraction counts from the first step;
+    both ends are rounded down to whole sampler iterations.
 
     Raises:
         ValueError, TypeError: a number out of range (the message names keyword and range),
             or a ``ReplayBufferCls`` that does not fit ``prioritized_replay``.
     """
 
-    OptInfoCls: ClassVar[Any] = OptInfo
-    opt_info_fields = tuple(OptInfo._fields)
-    delta_clip: float | None
-    eps_steps: int
-    eps_start_steps: int | None
-    double_dqn: bool
-    pri_beta_init: float
-    pri_beta_final: float
-    pri_beta_steps: int
+    delta_clip: float | None = hyperparam(
+        1.0,
+        "Huber loss threshold on the TD error; None: squared error.",
+        POSITIVE,
+        after="min_steps_learn",
+    )
+    eps_steps: int = hyperparam(
+        int(1e6),
+        "Env steps (from the start) at which epsilon reaches its final value.",
+        STEPS,
+        after="clip_grad_norm",
+    )
+    double_dqn: bool = hyperparam(
+        False, "Evaluate the target network at the online network's argmax.", after="eps_steps"
+    )
+    prioritized_replay: bool = hyperparam(
+        False, "Prioritized experience replay (priorities: TD errors).", after="double_dqn"
+    )
+    pri_alpha: float = hyperparam(
+        0.6, "Priority exponent.", NONNEGATIVE, after="prioritized_replay"
+    )
+    pri_beta_init: float = hyperparam(
+        0.4, "Importance-weight exponent when learning starts.", NONNEGATIVE, after="pri_alpha"
+    )
+    pri_beta_final: float = hyperparam(
+        1.0,
+        "... after ``pri_beta_steps`` env steps (linear in between).",
+        NONNEGATIVE,
+        after="pri_beta_init",
+    )
+    pri_beta_steps: int = hyperparam(
+        int(50e6), "Env steps of the beta schedule.", STEPS, after="pri_beta_final"
+    )
+    default_priority: float = hyperparam(
+        None,
+        "Priority of new transitions; None: ``delta_clip`` (or 1 without it).",
+        POSITIVE,
+        after="pri_beta_steps",
+        type=float | None,
+    )
+    eps_start_steps: int | None = hyperparam(
+        None, "Env steps at which epsilon starts falling; None: ``min_steps_learn``.", STEPS
+    )
+
+    OptInfoCls = OptInfo
     agent: DqnAgent  # set by initialize
 
-    def __init__(  # noqa: PLR0917 (rlpyt's keywords, positional in its order)
-        self,
-        discount: float = 0.99,
-        batch_size: int = 32,
-        min_steps_learn: int = int(5e4),
-        delta_clip: float | None = 1.0,
-        replay_size: int = int(1e6),
-        replay_ratio: float = 8,
-        target_update_tau: float = 1,
-        target_update_interval: int = 312,
-        n_step_return: int = 1,
-        learning_rate: float = 2.5e-4,
-        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
-        optim_kwargs: dict[str, Any] | None = None,
-        initial_optim_state_dict: dict[str, Any] | None = None,
-        clip_grad_norm: float = 10.0,
-        eps_steps: int = int(1e6),
-        double_dqn: bool = False,
-        prioritized_replay: bool = False,
-        pri_alpha: float = 0.6,
-        pri_beta_init: float = 0.4,
-        pri_beta_final: float = 1.0,
-        pri_beta_steps: int = int(50e6),
-        default_priority: float | None = None,
-        ReplayBufferCls: type | None = None,  # noqa: N803
-        updates_per_sync: int = 1,
-        snapshot_replay: bool = False,
-        eps_start_steps: int | None = None,
-    ):
-        self.store_keywords(
-            discount=discount,
-            batch_size=batch_size,
-            min_steps_learn=min_steps_learn,
-            delta_clip=delta_clip,
-            replay_size=replay_size,
-            replay_ratio=replay_ratio,
-            target_update_tau=target_update_tau,
-            target_update_interval=target_update_interval,
-            n_step_return=n_step_return,
-            learning_rate=learning_rate,
-            OptimCls=OptimCls,
-            optim_kwargs=optim_kwargs,
-            initial_optim_state_dict=initial_optim_state_dict,
-            clip_grad_norm=clip_grad_norm,
-            eps_steps=eps_steps,
-            double_dqn=double_dqn,
-            prioritized_replay=prioritized_replay,
-            pri_alpha=pri_alpha,
-            pri_beta_init=pri_beta_init,
-            pri_beta_final=pri_beta_final,
-            pri_beta_steps=pri_beta_steps,
-            default_priority=default_priority,
-            ReplayBufferCls=ReplayBufferCls,
-            updates_per_sync=updates_per_sync,
-            snapshot_replay=snapshot_replay,
-            eps_start_steps=eps_start_steps,
-        )
-        self._resolve_defaults()
-
-    def _resolve_defaults(self) -> None:
+    def __post_init__(self) -> None:
         """The defaults that depend on other keywords; check ``ReplayBufferCls``.
 
         ``default_priority`` None: ``delta_clip`` (1 without it); an optimizer that takes
         ``eps`` gets :attr:`default_optim_eps` unless ``optim_kwargs`` sets it.
         """
+        super().__post_init__()
         if self.default_priority is None:
             self.default_priority = self.delta_clip if self.delta_clip is not None else 1.0
         if "eps" not in self.optim_kwargs and "eps" in inspect.signature(self.OptimCls).parameters:
@@ -177,7 +124,7 @@ class DQN(ReplayRlAlgorithm):
     @property
     def default_optim_eps(self) -> float:
         """Adam's ``eps`` unless ``optim_kwargs`` sets it: ``0.01 / batch_size`` (rlpyt's)."""
-        return 0.01 / self._batch_size
+        return 0.01 / self.batch_size
 
     def _check_replay_class(self) -> None:
         cls = self.ReplayBufferCls
@@ -213,19 +160,6 @@ class DQN(ReplayRlAlgorithm):
         eps_itr_max = max(1, eps_itr_min, self.eps_steps // sampler_bs)
         self.agent.set_epsilon_itr_min_max(eps_itr_min, eps_itr_max)
         self.pri_beta_itr = max(1, self.pri_beta_steps // sampler_bs)
-
-    def optim_initialize(self, rank: int = 0) -> None:
-        """Build the optimizer over the online network's parameters.
-
-        Asynchronous runners call it in the optimizer process (after ``async_initialize``);
-        the agent then trains a model of its own (``own_optim_model``).
-        """
-        self.rank = rank
-        self.own_optim_model()
-        self.optimizer = self.make_optimizer(self.agent.parameters(), self.learning_rate)
-        if self.initial_optim_state_dict is not None:
-            self.optimizer.load_state_dict(self.initial_optim_state_dict)
-        self._params = [p for group in self.optimizer.param_groups for p in group["params"]]
 
     # ---- training -------------------------------------------------------------------------
 

@@ -62,7 +62,7 @@ from rlpyt.replays.sequence.frame import (
 from rlpyt.replays.sequence.prioritized import PrioritizedSequenceReplayBuffer
 from rlpyt.replays.sequence.uniform import UniformSequenceReplayBuffer
 from rlpyt.utils.collections import namedarraytuple
-from rlpyt.utils.keywords import extends_keywords
+from rlpyt.utils.hyperparams import COUNT, FRACTION, NONNEGATIVE, STEPS, fixed, hyperparam
 from rlpyt.utils.logging import logger
 from rlpyt.utils.tensor import select_at_indexes, valid_mean
 
@@ -126,121 +126,77 @@ def sequence_priorities(
     return eta * max_d + (1 - eta) * valid_mean(abs_delta, valid, dim=dim)
 
 
-# R2D2's defaults where they differ from DQN's; rlpyt's positional order.
-@extends_keywords(
-    defaults=dict(
-        discount=0.997,
-        min_steps_learn=int(1e5),
-        delta_clip=None,
-        replay_ratio=1,
-        target_update_interval=2500,
-        n_step_return=5,
-        learning_rate=1e-4,
-        clip_grad_norm=80.0,
-        double_dqn=True,
-        prioritized_replay=True,
-        pri_beta_init=0.9,
-        pri_beta_final=0.9,
-    ),
-    drop=("batch_size", "target_update_tau"),  # batch size from batch_T, batch_B, warmup_T
-    order=(
-        "discount batch_T batch_B warmup_T store_rnn_state_interval min_steps_learn delta_clip "
-        "replay_size replay_ratio target_update_interval n_step_return learning_rate OptimCls "
-        "optim_kwargs initial_optim_state_dict clip_grad_norm eps_steps double_dqn "
-        "prioritized_replay pri_alpha pri_beta_init pri_beta_final pri_beta_steps pri_eta "
-        "default_priority input_priorities input_priority_shift value_scale_eps "
-        "ReplayBufferCls updates_per_sync snapshot_replay eps_start_steps"
-    ).split(),
-)
 class R2D1(DQN):
-    """R2D1 with rlpyt's keywords and defaults.
+    """R2D1: recurrent DQN from replayed sequences, with R2D2's defaults.
 
-    Args:
-        batch_T: Training steps per replayed sequence.
-        batch_B: Sequences per gradient step.
-        warmup_T: Steps before the training steps that only warm up the recurrent states.
-        store_rnn_state_interval: The replay keeps the recurrent state every this many steps,
-            and sequences start only there (0: no states stored, sequences start from zeros
-            anywhere).
-        pri_eta: Weight of the max in sequence priorities.
-        input_priorities: Compute priorities of new sequences from the sampler's recorded Q
-            values (:meth:`compute_input_priorities`).
-        input_priority_shift: Stored-state rows between the rows whose TD errors a priority
-            comes from and the sequence start that gets it; None: ``warmup_T //
-            store_rnn_state_interval`` (the sequence whose training steps begin there).
-        value_scale_eps: ``eps`` of the value rescaling.
-
-    Other Parameters:
-        discount (float): Discount gamma.
-        min_steps_learn (int): Env steps (over all envs) before the first gradient step.
-        delta_clip (float | None): Huber threshold on the TD error; None: squared error (R2D2's).
-        replay_size (int): Replay capacity in steps.
-        replay_ratio (float): Replayed steps (warm-up included) per sampled step.
-        target_update_interval (int): Gradient steps between copies into the target network.
-        n_step_return (int): Rewards summed before bootstrapping.
-        learning_rate (float): Optimizer learning rate.
-        OptimCls (type[torch.optim.Optimizer]): Torch optimizer class.
-        optim_kwargs (dict[str, Any] | None): Extra optimizer keywords; None: ``{"eps":
-            1e-3}``. An optimizer that takes ``eps`` gets 1e-3 unless these set it (also when
-            they are ``{}``).
-        initial_optim_state_dict (dict[str, Any] | None): Optimizer state to start from.
-        clip_grad_norm (float): Max global gradient norm.
-        eps_steps (int): Env steps at which epsilon reaches its final value.
-        double_dqn (bool): Bootstrap on the target network's value at the online argmax.
-        prioritized_replay (bool): Prioritized sequence replay.
-        pri_alpha (float): Priority exponent.
-        pri_beta_init (float): Importance-weight exponent when learning starts.
-        pri_beta_final (float): ... after ``pri_beta_steps`` env steps.
-        pri_beta_steps (int): Env steps of the beta schedule.
-        default_priority (float | None): Priority of new sequences without input priorities; None:
-            ``delta_clip`` (or 1 without it).
-        ReplayBufferCls (type | None): Replay class to use instead of the chosen sequence replay.
-        updates_per_sync (int): Gradient steps between parameter publications (asynchronous
-            runners).
-        snapshot_replay (bool): Put the replay in every snapshot (exact resume).
-        eps_start_steps (int | None): Env steps at which epsilon starts falling; None:
-            ``min_steps_learn`` (see ``DQN``).
+    Keywords without a description here are :class:`DQN`'s. ``batch_size`` is not a keyword:
+    it is ``(batch_T + warmup_T) * batch_B``; ``target_update_tau`` is 1 (hard copies).
+    ``optim_kwargs``: an optimizer that takes ``eps`` gets 1e-3 unless these set it.
 
     Raises:
         ValueError, TypeError: a number out of range (the message names keyword and range).
     """
 
+    discount = hyperparam(0.997)
+    batch_T: int = hyperparam(80, "Training steps per replayed sequence.", COUNT, after="discount")
+    batch_B: int = hyperparam(64, "Sequences per gradient step.", COUNT, after="batch_T")
+    warmup_T: int = hyperparam(
+        40,
+        "Steps before the training steps that only warm up the recurrent states.",
+        STEPS,
+        after="batch_B",
+    )
+    store_rnn_state_interval: int = hyperparam(
+        40,
+        "The replay keeps the recurrent state every this many steps, and sequences start only "
+        "there (0: no states stored, sequences start from zeros anywhere).",
+        STEPS,
+        after="warmup_T",
+    )
+    batch_size = fixed()  # (batch_T + warmup_T) * batch_B, set by __post_init__
+    min_steps_learn = hyperparam(int(1e5))
+    delta_clip = hyperparam(None)
+    replay_ratio = hyperparam(1, "Replayed steps (warm-up included) per sampled step.")
+    target_update_tau = fixed()
+    target_update_interval = hyperparam(2500)
+    n_step_return = hyperparam(5)
+    learning_rate = hyperparam(1e-4)
+    clip_grad_norm = hyperparam(80.0)
+    double_dqn = hyperparam(True)
+    prioritized_replay = hyperparam(True, "Prioritized sequence replay.")
+    pri_beta_init = hyperparam(0.9)
+    pri_beta_final = hyperparam(0.9)
+    pri_eta: float = hyperparam(
+        0.9, "Weight of the max in sequence priorities.", FRACTION, after="pri_beta_steps"
+    )
+    input_priorities: bool = hyperparam(
+        True,
+        "Compute priorities of new sequences from the sampler's recorded Q values "
+        "(:meth:`compute_input_priorities`).",
+        after="default_priority",
+    )
+    input_priority_shift: int = hyperparam(
+        None,
+        "Stored-state rows between the rows whose TD errors a priority comes from and the "
+        "sequence start that gets it; None: ``warmup_T // store_rnn_state_interval``.",
+        STEPS,
+        after="input_priorities",
+        type=int | None,
+    )
+    value_scale_eps: float = hyperparam(
+        1e-3, "``eps`` of the value rescaling.", NONNEGATIVE, after="input_priority_shift"
+    )
+
     OptInfoCls = OptInfo
-    opt_info_fields = tuple(OptInfo._fields)
-    batch_T: int
-    batch_B: int
-    warmup_T: int
-    store_rnn_state_interval: int
-    pri_eta: float
-    input_priority_shift: int
-    value_scale_eps: float
     agent: R2d1Agent  # set by initialize
 
-    def __init__(
-        self,
-        batch_T: int = 80,  # noqa: N803
-        batch_B: int = 64,  # noqa: N803
-        warmup_T: int = 40,  # noqa: N803
-        store_rnn_state_interval: int = 40,
-        pri_eta: float = 0.9,
-        input_priorities: bool = True,
-        input_priority_shift: int | None = None,
-        value_scale_eps: float = 1e-3,
-        **kwargs: Any,
-    ):
-        self.store_keywords(
-            batch_T=batch_T,
-            batch_B=batch_B,
-            warmup_T=warmup_T,
-            store_rnn_state_interval=store_rnn_state_interval,
-            pri_eta=pri_eta,
-            value_scale_eps=value_scale_eps,
-        )
-        super().__init__(batch_size=(self.batch_T + self.warmup_T) * self.batch_B, **kwargs)
-        self.input_priorities = bool(input_priorities) and self.prioritized_replay
-        if input_priority_shift is None:
-            input_priority_shift = self.warmup_T // max(1, self.store_rnn_state_interval)
-        self.store_keywords(input_priority_shift=input_priority_shift)
+    def __post_init__(self) -> None:
+        """``batch_size`` from the sequence sizes; DQN's resolution; input priority defaults."""
+        self.batch_size = (self.batch_T + self.warmup_T) * self.batch_B
+        super().__post_init__()
+        self.input_priorities = self.input_priorities and self.prioritized_replay
+        if self.input_priority_shift is None:
+            self.input_priority_shift = self.warmup_T // max(1, self.store_rnn_state_interval)
 
     @property
     def default_optim_eps(self) -> float:
@@ -567,6 +523,6 @@ class R2D1(DQN):
         if self.delta_clip is not None:
             abs_delta = abs_delta.clamp(max=self.delta_clip)
         has_error[:m] = True
-        if not getattr(self, "mid_batch_reset", True):
+        if not self.mid_batch_reset:
             has_error &= valid_from_done(done) > 0
         return abs_delta, has_error

@@ -6,7 +6,7 @@ batched form: one gradient step per ``[T, B]`` batch.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -20,35 +20,8 @@ if TYPE_CHECKING:
 class A2C(PolicyGradientAlgo):
     """One gradient step per batch on policy, value and entropy losses.
 
-    Every keyword is one of the hyperparameters :class:`PolicyGradientAlgo` stores (documented
-    there); the defaults are rlpyt's for A2C (``value_loss_coeff=0.5``).
+    Every keyword is one of :class:`PolicyGradientAlgo`'s, with its defaults (rlpyt's for A2C).
     """
-
-    def __init__(
-        self,
-        discount: float = 0.99,
-        learning_rate: float = 0.001,
-        value_loss_coeff: float = 0.5,
-        entropy_loss_coeff: float = 0.01,
-        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
-        optim_kwargs: dict[str, Any] | None = None,
-        clip_grad_norm: float = 1.0,
-        initial_optim_state_dict: dict[str, Any] | None = None,
-        gae_lambda: float = 1,
-        normalize_advantage: bool = False,
-    ):
-        super().__init__(
-            discount=discount,
-            learning_rate=learning_rate,
-            value_loss_coeff=value_loss_coeff,
-            entropy_loss_coeff=entropy_loss_coeff,
-            OptimCls=OptimCls,
-            optim_kwargs=optim_kwargs,
-            clip_grad_norm=clip_grad_norm,
-            initial_optim_state_dict=initial_optim_state_dict,
-            gae_lambda=gae_lambda,
-            normalize_advantage=normalize_advantage,
-        )
 
     def optimize_agent(
         self, itr: int, samples: Samples | None = None, sampler_itr: int | None = None

@@ -2,14 +2,15 @@
 
 Box: Algorithm (policy gradient). The runner calls ``initialize`` once, then ``optimize_agent``
 with each ``[T, B]`` batch the sampler recorded (with ``bootstrap_value = V(s_T)``, so
-``bootstrap_value`` is True here). This base stores the hyperparameters both algorithms take
-(each spells out its own keywords and defaults and passes them here), builds the optimizer,
+``bootstrap_value`` is True here). This base declares the hyperparameters both algorithms take
+(A2C's defaults; PPO changes one and adds its own), builds the optimizer,
 builds the agent's training inputs from a batch, and turns rewards and values into returns and
 advantages (``rlpyt.algos.utils``). The losses stay in each algorithm's ``loss()``.
 """
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections import namedtuple
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -28,8 +29,16 @@ from rlpyt.algos.utils import (
     generalized_advantage_estimation_tl,
     valid_from_done,
 )
-from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import namedarraytuple
+from rlpyt.utils.hyperparams import (
+    FRACTION,
+    NONNEGATIVE,
+    NUMBER,
+    POSITIVE,
+    POSITIVE_OR_INF,
+    copied_dict,
+    hyperparam,
+)
 from rlpyt.utils.tensor import valid_mean
 
 if TYPE_CHECKING:
@@ -49,58 +58,41 @@ LossInputs = namedarraytuple(
 class PolicyGradientAlgo(RlAlgorithm):
     """On-policy algorithms over ``[T, B]`` batches with a bootstrap value ``V(s_T)``.
 
-    Keyword-only arguments (A2C and PPO document them and choose the defaults):
-        discount: Discount gamma.
-        learning_rate: Optimizer learning rate.
-        value_loss_coeff: Weight of ``0.5 * (V - R)^2``.
-        entropy_loss_coeff: Weight of the entropy bonus.
-        OptimCls: Torch optimizer class.
-        optim_kwargs: Extra optimizer keywords (copied; None: none).
-        clip_grad_norm: Max global gradient norm.
-        initial_optim_state_dict: Optimizer state to start from.
-        gae_lambda: GAE lambda (1: plain discounted returns).
-        normalize_advantage: Standardize advantages over valid steps.
+    The hyperparameters both A2C and PPO take, with A2C's defaults (PPO changes
+    ``value_loss_coeff``). A subclass writes ``optimize_agent`` (and its ``loss``).
 
     Raises:
-        ValueError: ``discount`` or ``gae_lambda`` outside ``[0, 1]``, ``learning_rate`` or
-            ``clip_grad_norm`` not above 0 (``inf``: no clipping), ``value_loss_coeff`` below
-            0, or any of them NaN; the message names the keyword, the value and the range.
-        TypeError: one of them is not a number.
+        ValueError: a hyperparameter out of range or NaN; the message names the keyword, the
+            value and the range.
+        TypeError: a numeric one is not a number.
     """
 
+    discount: float = hyperparam(0.99, "Discount gamma.", FRACTION)
+    learning_rate: float = hyperparam(0.001, "Optimizer learning rate.", POSITIVE)
+    value_loss_coeff: float = hyperparam(0.5, "Weight of ``0.5 * (V - R)^2``.", NONNEGATIVE)
+    entropy_loss_coeff: float = hyperparam(0.01, "Weight of the entropy bonus.", NUMBER)
+    OptimCls: type[torch.optim.Optimizer] = hyperparam(torch.optim.Adam, "Torch optimizer class.")
+    optim_kwargs: dict[str, Any] = hyperparam(
+        None, "Extra optimizer keywords.", copied_dict, type=dict[str, Any] | None
+    )
+    clip_grad_norm: float = hyperparam(
+        1.0, "Max global gradient norm (``inf``: no clipping).", POSITIVE_OR_INF
+    )
+    initial_optim_state_dict: dict[str, Any] | None = hyperparam(
+        None, "Optimizer state to start from."
+    )
+    gae_lambda: float = hyperparam(1, "GAE lambda (1: plain discounted returns).", FRACTION)
+    normalize_advantage: bool = hyperparam(False, "Standardize advantages over valid steps.")
+
     bootstrap_value = True
-    opt_info_fields = tuple(OptInfo._fields)
+    OptInfoCls = OptInfo
     agent: Agent  # set by initialize
 
-    def __init__(
-        self,
-        *,
-        discount: float,
-        learning_rate: float,
-        value_loss_coeff: float,
-        entropy_loss_coeff: float,
-        OptimCls: type[torch.optim.Optimizer],  # noqa: N803
-        optim_kwargs: dict[str, Any] | None,
-        clip_grad_norm: float,
-        initial_optim_state_dict: dict[str, Any] | None,
-        gae_lambda: float,
-        normalize_advantage: bool,
-    ):
-        owner = type(self).__name__
-        self.discount = check_number(owner, "discount", discount, low=0, high=1)
-        self.learning_rate = check_number(
-            owner, "learning_rate", learning_rate, low=0, low_open=True
-        )
-        self.value_loss_coeff = check_number(owner, "value_loss_coeff", value_loss_coeff, low=0)
-        self.entropy_loss_coeff = check_number(owner, "entropy_loss_coeff", entropy_loss_coeff)
-        self.OptimCls = OptimCls
-        self.optim_kwargs = dict(optim_kwargs or {})
-        self.clip_grad_norm = check_number(
-            owner, "clip_grad_norm", clip_grad_norm, low=0, low_open=True, allow_inf=True
-        )
-        self.initial_optim_state_dict = initial_optim_state_dict
-        self.gae_lambda = check_number(owner, "gae_lambda", gae_lambda, low=0, high=1)
-        self.normalize_advantage = normalize_advantage
+    @abstractmethod
+    def optimize_agent(
+        self, itr: int, samples: Samples | None = None, sampler_itr: int | None = None
+    ) -> Any:
+        """Train the agent on a batch (see :meth:`RlAlgorithm.optimize_agent`)."""
 
     def initialize(
         self,
@@ -131,7 +123,7 @@ class PolicyGradientAlgo(RlAlgorithm):
         self.mid_batch_reset = mid_batch_reset
         self.world_size = world_size
         self.rank = rank
-        self._batch_size = batch_spec.size
+        self.batch_size = batch_spec.size
         self.optimizer = make_optimizer(
             self.OptimCls, list(agent.parameters()), self.learning_rate, self.optim_kwargs
         )

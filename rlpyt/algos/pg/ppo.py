@@ -18,7 +18,7 @@ from rlpyt.algos.pg.base import (
     opt_info_from,
 )
 from rlpyt.utils.buffer import buffer_func
-from rlpyt.utils.checks import check_number
+from rlpyt.utils.hyperparams import COUNT, POSITIVE, hyperparam
 from rlpyt.utils.misc import iterate_mb_idxs
 from rlpyt.utils.tensor import valid_mean
 
@@ -34,61 +34,39 @@ if TYPE_CHECKING:
 class PPO(PolicyGradientAlgo):
     """Several epochs of minibatch updates per batch on the clipped surrogate.
 
-    The keywords other than the four below are the hyperparameters :class:`PolicyGradientAlgo`
-    stores (documented there; ``learning_rate`` is the initial one); the defaults are rlpyt's
-    for PPO (``value_loss_coeff=1.0``).
-
-    Args:
-        minibatches: Minibatches per epoch (over ``T * B`` samples, or over ``B`` whole
-            sequences for recurrent agents).
-        epochs: Passes over each batch.
-        ratio_clip: Clip range epsilon of the probability ratio.
-        linear_lr_schedule: Decay learning rate and ratio_clip linearly to 0 over the run.
-
-    Raises:
-        ValueError: ``minibatches`` or ``epochs`` not an integer >= 1, ``ratio_clip`` not
-            above 0, or a shared hyperparameter out of range (see :class:`PolicyGradientAlgo`).
-
+    Keywords without a description here are :class:`PolicyGradientAlgo`'s
+    (``learning_rate``: the initial one); PPO's ``value_loss_coeff`` default is 1.0.
     ``minibatches`` above the samples of a batch (``T * B``, or ``B`` sequences for recurrent
     agents) is reduced to that number at ``initialize``, with a warning naming the value used.
+
+    Raises:
+        ValueError: a hyperparameter out of range (the message names keyword and range).
     """
+
+    value_loss_coeff = hyperparam(1.0)
+    minibatches: int = hyperparam(
+        4,
+        "Minibatches per epoch (over ``T * B`` samples, or over ``B`` whole sequences for "
+        "recurrent agents).",
+        COUNT,
+        after="gae_lambda",
+    )
+    epochs: int = hyperparam(4, "Passes over each batch.", COUNT, after="minibatches")
+    ratio_clip: float = hyperparam(
+        0.1, "Clip range epsilon of the probability ratio.", POSITIVE, after="epochs"
+    )
+    linear_lr_schedule: bool = hyperparam(
+        True,
+        "Decay learning rate and ratio_clip linearly to 0 over the run.",
+        after="ratio_clip",
+    )
 
     lr_scheduler: torch.optim.lr_scheduler.LambdaLR | None
 
-    def __init__(
-        self,
-        discount: float = 0.99,
-        learning_rate: float = 0.001,
-        value_loss_coeff: float = 1.0,
-        entropy_loss_coeff: float = 0.01,
-        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
-        optim_kwargs: dict[str, Any] | None = None,
-        clip_grad_norm: float = 1.0,
-        initial_optim_state_dict: dict[str, Any] | None = None,
-        gae_lambda: float = 1,
-        minibatches: int = 4,
-        epochs: int = 4,
-        ratio_clip: float = 0.1,
-        linear_lr_schedule: bool = True,
-        normalize_advantage: bool = False,
-    ):
-        super().__init__(
-            discount=discount,
-            learning_rate=learning_rate,
-            value_loss_coeff=value_loss_coeff,
-            entropy_loss_coeff=entropy_loss_coeff,
-            OptimCls=OptimCls,
-            optim_kwargs=optim_kwargs,
-            clip_grad_norm=clip_grad_norm,
-            initial_optim_state_dict=initial_optim_state_dict,
-            gae_lambda=gae_lambda,
-            normalize_advantage=normalize_advantage,
-        )
-        self.minibatches = check_number("PPO", "minibatches", minibatches, low=1, integer=True)
-        self.epochs = check_number("PPO", "epochs", epochs, low=1, integer=True)
-        self.ratio_clip = check_number("PPO", "ratio_clip", ratio_clip, low=0, low_open=True)
-        self._initial_ratio_clip = ratio_clip
-        self.linear_lr_schedule = linear_lr_schedule
+    def __post_init__(self) -> None:
+        """Remember the initial ``ratio_clip`` (the linear schedule decays from it)."""
+        super().__post_init__()
+        self._initial_ratio_clip = self.ratio_clip
 
     def initialize(
         self,
@@ -106,7 +84,7 @@ class PPO(PolicyGradientAlgo):
         """
         super().initialize(agent, n_itr, batch_spec, mid_batch_reset, examples, world_size, rank)
         self._n_minibatches = self._minibatches_used(batch_spec)
-        self._batch_size = batch_spec.size // self._n_minibatches
+        self.batch_size = batch_spec.size // self._n_minibatches
         self.lr_scheduler = None
         if self.linear_lr_schedule:
             n_itr = max(1, self.n_itr)

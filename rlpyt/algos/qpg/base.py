@@ -18,14 +18,15 @@ same distribution of minibatches as one draw per update; OptInfo values stay ten
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-import torch
+from abc import abstractmethod
+from typing import TYPE_CHECKING
 
 from rlpyt.algos.base import opt_info_from
 from rlpyt.algos.replay_base import Records, ReplayRlAlgorithm, backward_into
+from rlpyt.protocols import MinItrLearnAgent
 from rlpyt.replays.non_sequence.time_limit import TlUniformReplayBuffer
 from rlpyt.replays.non_sequence.uniform import UniformReplayBuffer
+from rlpyt.utils.hyperparams import hyperparam
 from rlpyt.utils.logging import logger
 
 if TYPE_CHECKING:
@@ -38,106 +39,49 @@ __all__ = ["QpgAlgo", "Records", "backward_into", "opt_info_from"]
 class QpgAlgo(ReplayRlAlgorithm):
     """Family base: the keywords every QPG algorithm takes, uniform replay, learning start.
 
-    Subclasses add their own keywords with ``rlpyt.utils.keywords.extends_keywords`` (their
-    defaults where they differ, rlpyt's positional order), set ``OptInfoCls`` and implement
+    The defaults here are SAC's; keywords without a description are
+    :class:`ReplayRlAlgorithm`'s (``learning_rate``: the policy's; SAC: every network's).
+    Subclasses add and change keywords by declaration, set their OptInfo and implement
     ``build_optimizers``, ``update`` and the optimizer state dict methods; ``shares_targets``
     (and ``targets``) where the bootstrap target does not change between target updates (DDPG,
-    TD3). The defaults here are SAC's.
-
-    Args:
-        discount: Discount gamma.
-        batch_size: Replayed transitions per gradient step.
-        min_steps_learn: Env steps (over all envs) before the first gradient step.
-        replay_size: Replay capacity in transitions.
-        replay_ratio: Replayed transitions per sampled transition: each iteration takes
-            ``max(1, round(replay_ratio * T * B / batch_size))`` gradient steps (never 0,
-            rlpyt bug 20).
-        target_update_tau: Polyak weight of the target updates (1: hard copy).
-        target_update_interval: Updates between target updates.
-        learning_rate: The policy's learning rate (SAC: every network's).
-        OptimCls: Torch optimizer class (one per network).
-        optim_kwargs: Extra optimizer keywords.
-        initial_optim_state_dict: ``optim_state_dict()`` output to start from.
-        clip_grad_norm: Max gradient norm, per network.
-        n_step_return: Rewards summed before bootstrapping.
-        updates_per_sync: Gradient steps between parameter publications (asynchronous
-            runners).
-        bootstrap_timelimit: A time limit (``env_info.timeout``) bootstraps the target from the
-            last observed state; False: every done is a terminal.
-        ReplayBufferCls: Replay class to use instead of the chosen one (``TlUniformReplayBuffer``
-            when time limits are bootstrapped and the env reports them, else
-            ``UniformReplayBuffer``).
-        snapshot_replay: Put the replay in every snapshot, so a resumed run continues exactly.
+    TD3).
 
     Raises:
         ValueError, TypeError: a number out of range (the message names keyword and range).
     """
 
-    prioritized_replay = False  # uniform replay only (rlpyt had no prioritized QPG)
-    bootstrap_timelimit: bool
+    batch_size = hyperparam(256)
+    min_steps_learn = hyperparam(int(1e4))
+    replay_ratio = hyperparam(256)
+    target_update_tau = hyperparam(0.005)
+    target_update_interval = hyperparam(1)
+    learning_rate = hyperparam(3e-4)
+    clip_grad_norm = hyperparam(1e9)
+    n_step_return = hyperparam(after="clip_grad_norm")
+    bootstrap_timelimit: bool = hyperparam(
+        True,
+        "A time limit (``env_info.timeout``) bootstraps the target from the last observed "
+        "state; False: every done is a terminal.",
+        after="updates_per_sync",
+    )
+    ReplayBufferCls = hyperparam(
+        None,
+        "Replay class to use instead of the chosen one (``TlUniformReplayBuffer`` when time "
+        "limits are bootstrapped and the env reports them, else ``UniformReplayBuffer``).",
+        after="bootstrap_timelimit",
+    )
 
-    def __init__(  # noqa: PLR0913, PLR0917 (rlpyt's keywords, positional in its order)
-        self,
-        discount: float = 0.99,
-        batch_size: int = 256,
-        min_steps_learn: int = int(1e4),
-        replay_size: int = int(1e6),
-        replay_ratio: float = 256,
-        target_update_tau: float = 0.005,
-        target_update_interval: int = 1,
-        learning_rate: float = 3e-4,
-        OptimCls: type[torch.optim.Optimizer] = torch.optim.Adam,  # noqa: N803
-        optim_kwargs: dict[str, Any] | None = None,
-        initial_optim_state_dict: dict[str, Any] | None = None,
-        clip_grad_norm: float = 1e9,
-        n_step_return: int = 1,
-        updates_per_sync: int = 1,
-        bootstrap_timelimit: bool = True,
-        ReplayBufferCls: type | None = None,  # noqa: N803
-        snapshot_replay: bool = False,
-    ):
-        self.store_keywords(
-            discount=discount,
-            batch_size=batch_size,
-            min_steps_learn=min_steps_learn,
-            replay_size=replay_size,
-            replay_ratio=replay_ratio,
-            target_update_tau=target_update_tau,
-            target_update_interval=target_update_interval,
-            learning_rate=learning_rate,
-            OptimCls=OptimCls,
-            optim_kwargs=optim_kwargs,
-            initial_optim_state_dict=initial_optim_state_dict,
-            clip_grad_norm=clip_grad_norm,
-            n_step_return=n_step_return,
-            updates_per_sync=updates_per_sync,
-            bootstrap_timelimit=bootstrap_timelimit,
-            ReplayBufferCls=ReplayBufferCls,
-            snapshot_replay=snapshot_replay,
-        )
+    prioritized_replay = False  # uniform replay only
 
-    def optim_initialize(self, rank: int = 0) -> None:
-        """Build the optimizers (:meth:`build_optimizers`); load ``initial_optim_state_dict``.
-
-        Asynchronous runners call it in the optimizer process, whose policy is a copy apart
-        from the shared one (``own_optim_model``).
-        """
-        self.rank = rank
-        self.own_optim_model()
-        self.build_optimizers()
-        if self.initial_optim_state_dict is not None:
-            self.load_optim_state_dict(self.initial_optim_state_dict)
-
+    @abstractmethod
     def build_optimizers(self) -> None:
         """Build the optimizers over the agent's parameters (each algorithm's)."""
-        raise NotImplementedError
 
     def _setup_schedules(self, batch_spec: BatchSpec) -> None:
         """The base's schedules; agents that explore before learning (TD3, SAC) get its start."""
         super()._setup_schedules(batch_spec)
-        give_min_itr_learn = getattr(self.agent, "give_min_itr_learn", None)
-        if give_min_itr_learn is not None:
-            give_min_itr_learn(self.min_itr_learn)
+        if isinstance(self.agent, MinItrLearnAgent):
+            self.agent.give_min_itr_learn(self.min_itr_learn)
 
     def stores_timeout(self, examples: AttrDict) -> bool:
         """Store ``timeout`` (bootstrap through time limits) only with ``bootstrap_timelimit``."""

@@ -19,14 +19,14 @@ Lillicrap et al., 2016, "Continuous control with deep reinforcement learning".
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import torch
 
 from rlpyt.algos.qpg.base import QpgAlgo
 from rlpyt.algos.replay_base import Records, agent_inputs, backward_into
 from rlpyt.algos.utils import bootstrap_target
-from rlpyt.utils.keywords import extends_keywords
+from rlpyt.utils.hyperparams import COUNT, POSITIVE, POSITIVE_OR_INF, hyperparam
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.ddpg_agent import DdpgAgent
@@ -35,60 +35,35 @@ if TYPE_CHECKING:
 OptInfo = namedtuple("OptInfo", ["muLoss", "qLoss", "muGradNorm", "qGradNorm"])
 
 
-# DDPG's defaults where they differ from QpgAlgo's; rlpyt's positional order.
-@extends_keywords(
-    defaults=dict(
-        batch_size=64,
-        replay_ratio=64,
-        target_update_tau=0.01,
-        learning_rate=1e-4,
-        clip_grad_norm=1e8,
-    ),
-    order=(
-        "discount batch_size min_steps_learn replay_size replay_ratio target_update_tau "
-        "target_update_interval policy_update_interval learning_rate q_learning_rate OptimCls "
-        "optim_kwargs initial_optim_state_dict clip_grad_norm q_target_clip n_step_return "
-        "updates_per_sync bootstrap_timelimit ReplayBufferCls snapshot_replay"
-    ).split(),
-)
 class DDPG(QpgAlgo):
     """DDPG with rlpyt's keywords and defaults.
 
-    The keywords not listed here are :class:`QpgAlgo`'s (``learning_rate``: mu's;
-    ``initial_optim_state_dict``: ``{"q": ..., "mu": ...}``), with DDPG's defaults
-    (``batch_size=64``, ``replay_ratio=64``, ``target_update_tau=0.01``,
-    ``learning_rate=1e-4``, ``clip_grad_norm=1e8``); the signature lists them all.
-
-    Args:
-        policy_update_interval: Updates between mu updates.
-        q_learning_rate: Q's learning rate.
-        q_target_clip: Targets are clamped to ``[-q_target_clip, q_target_clip]``.
+    Keywords without a description here are :class:`QpgAlgo`'s (``learning_rate``: mu's;
+    ``initial_optim_state_dict``: ``{"q": ..., "mu": ...}``).
 
     Raises:
         ValueError, TypeError: a number out of range (the message names keyword and range).
     """
 
-    OptInfoCls = OptInfo
-    opt_info_fields = tuple(OptInfo._fields)
-    shares_targets = True  # the target networks change only at target updates
-    policy_update_interval: int
-    q_learning_rate: float
-    q_target_clip: float
-    agent: DdpgAgent  # set by initialize
+    batch_size = hyperparam(64)
+    replay_ratio = hyperparam(64)
+    target_update_tau = hyperparam(0.01)
+    policy_update_interval: int = hyperparam(
+        1, "Updates between mu updates.", COUNT, after="target_update_interval"
+    )
+    learning_rate = hyperparam(1e-4)
+    q_learning_rate: float = hyperparam(1e-3, "Q's learning rate.", POSITIVE, after="learning_rate")
+    clip_grad_norm = hyperparam(1e8)
+    q_target_clip: float = hyperparam(
+        1e6,
+        "Targets are clamped to ``[-q_target_clip, q_target_clip]``.",
+        POSITIVE_OR_INF,
+        after="clip_grad_norm",
+    )
 
-    def __init__(
-        self,
-        policy_update_interval: int = 1,
-        q_learning_rate: float = 1e-3,
-        q_target_clip: float = 1e6,
-        **kwargs: Any,
-    ):
-        super().__init__(**kwargs)
-        self.store_keywords(
-            policy_update_interval=policy_update_interval,
-            q_learning_rate=q_learning_rate,
-            q_target_clip=q_target_clip,
-        )
+    OptInfoCls = OptInfo
+    shares_targets = True  # the target networks change only at target updates
+    agent: DdpgAgent  # set by initialize
 
     @property
     def mu_learning_rate_used(self) -> float:

@@ -12,7 +12,7 @@ minibatch, computes every loss from the networks and ``alpha`` as they are befor
   prior, the N(0, 1) log-density of the squashed action for ``action_prior="gaussian"``);
 - temperature loss: ``-mean(log_alpha * (log pi(a~|s) + target_entropy))`` (log pi detached).
 
-Then the optimizers step in rlpyt's order alpha -> pi -> Q1 -> Q2 (each on its own parameters,
+Then the optimizers step in the order alpha -> pi -> Q1 -> Q2 (each on its own parameters,
 so the order does not change the result), and every ``target_update_interval`` updates the
 targets move by Polyak averaging. ``alpha = exp(log_alpha)`` is refreshed after its step (the
 OptInfo ``alpha`` is the refreshed value, as rlpyt logged it).
@@ -24,15 +24,14 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 import torch
 
 from rlpyt.algos.qpg.base import QpgAlgo
 from rlpyt.algos.replay_base import Inputs, Records, agent_inputs, backward_into
 from rlpyt.algos.utils import bootstrap_target
-from rlpyt.utils.checks import check_number
-from rlpyt.utils.keywords import extends_keywords
+from rlpyt.utils.hyperparams import NUMBER, POSITIVE, hyperparam
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.sac_agent import SacAgent
@@ -57,27 +56,49 @@ OptInfo = namedtuple(
     ],
 )
 
-VALUE_STRIDE = 10  # OptInfo keeps every 10th row's Q values and policy outputs (rlpyt's choice)
+VALUE_STRIDE = 10  # OptInfo keeps every 10th row's Q values and policy outputs
 LOG_2PI = math.log(2 * math.pi)
 
 
-def check_sac_keywords(owner: str, action_prior: str, reparameterize: bool) -> None:
-    """Check the non-numeric keywords SAC and SAC_V share.
+def check_action_prior(owner: str, name: str, value: object) -> str:
+    """``value`` if it is ``"uniform"`` or ``"gaussian"``, else raise naming it."""
+    if value not in ("uniform", "gaussian"):
+        raise ValueError(
+            f"{owner}: {name}={value!r} is unknown; pass 'uniform' or 'gaussian' (a standard "
+            "normal density over the squashed action)."
+        )
+    return cast(str, value)
 
-    Raises:
-        ValueError: an unknown ``action_prior``, or ``reparameterize=False``.
-    """
-    if action_prior not in ("uniform", "gaussian"):
+
+check_action_prior.description = "'uniform' or 'gaussian'"  # type: ignore[attr-defined]
+
+
+def check_reparameterize(owner: str, name: str, value: object) -> bool:
+    """True, else raise: only the reparameterized policy loss is implemented."""
+    if not value:
         raise ValueError(
-            f"{owner}: action_prior={action_prior!r} is unknown; pass 'uniform' or "
-            "'gaussian' (a standard normal density over the squashed action)."
+            f"{owner}: {name}={value!r} is not implemented: the policy loss needs gradients "
+            "through the sampled action. Pass reparameterize=True."
         )
-    if not reparameterize:
+    return True
+
+
+check_reparameterize.description = "True"  # type: ignore[attr-defined]
+
+
+def check_target_entropy(owner: str, name: str, value: object) -> str | float | None:
+    """``"auto"``, None, or a finite number, else raise naming it."""
+    if value is None or value == "auto":
+        return cast(str | None, value)
+    if isinstance(value, str):
         raise ValueError(
-            f"{owner}: reparameterize=False is not implemented: the policy loss needs "
-            "gradients through the sampled action (rlpyt's SAC supported only "
-            "reparameterize=True in practice). Pass reparameterize=True."
+            f"{owner}: {name}={value!r} is unknown; pass 'auto' (minus the action dimension), "
+            "a number, or None (alpha not learned)."
         )
+    return cast(float, NUMBER(owner, name, value))
+
+
+check_target_entropy.description = "'auto', a finite number or None"  # type: ignore[attr-defined]
 
 
 def prior_log_prob(action_prior: str, action: torch.Tensor) -> torch.Tensor | float:
@@ -96,24 +117,31 @@ def scaled_target(
     return bootstrap_target(samples, target_value)
 
 
-@extends_keywords()
 class PiQAlgo(QpgAlgo):
     """SAC's and SAC_V's shared part: their keywords, pi, Q1, Q2 and their optimizers.
 
-    The helpers below (``build_pi_q_optimizers``, ``step_pi_q_and_record``) take one; each
-    subclass adds its keywords, its agent and its losses.
-
-    Args:
-        action_prior: ``"uniform"`` or ``"gaussian"`` (N(0, 1) log-density of the squashed
-            action, added to the policy objective).
-        reward_scale: The n-step return is multiplied by this in the target.
-        reparameterize: Must be True (only the reparameterized policy loss is implemented).
-        **kwargs: :class:`QpgAlgo`'s keywords (``learning_rate``: pi's and every Q's).
+    Each subclass adds its keywords, its agent and its losses; ``learning_rate`` is pi's and
+    every Q's.
     """
 
-    action_prior: str
-    reward_scale: float
-    # Built by build_pi_q_optimizers:
+    action_prior: str = hyperparam(
+        "uniform",
+        '``"uniform"`` or ``"gaussian"`` (N(0, 1) log-density of the squashed action, added '
+        "to the policy objective).",
+        check_action_prior,
+        after="initial_optim_state_dict",
+    )
+    reward_scale: float = hyperparam(
+        1, "The n-step return is multiplied by this in the target.", NUMBER, after="action_prior"
+    )
+    reparameterize: bool = hyperparam(
+        True,
+        "Must be True (only the reparameterized policy loss is implemented).",
+        check_reparameterize,
+        after="reward_scale",
+    )
+
+    # Built by build_optimizers:
     _pi_params: list[torch.Tensor]
     _q1_params: list[torch.Tensor]
     _q2_params: list[torch.Tensor]
@@ -125,18 +153,16 @@ class PiQAlgo(QpgAlgo):
     # The optimizers saved and loaded under these names (rlpyt's keys).
     optimizer_names: ClassVar[tuple[str, ...]] = ("pi_optimizer", "q1_optimizer", "q2_optimizer")
 
-    def __init__(
-        self,
-        action_prior: str = "uniform",
-        reward_scale: float = 1,
-        reparameterize: bool = True,
-        **kwargs: Any,
-    ):
-        check_sac_keywords(type(self).__name__, action_prior, reparameterize)
-        super().__init__(**kwargs)
-        self.store_keywords(
-            action_prior=action_prior, reward_scale=reward_scale, reparameterize=reparameterize
-        )
+    def build_optimizers(self) -> None:
+        """pi's, Q1's and Q2's parameter lists and optimizers at ``learning_rate``."""
+        agent = self.agent
+        self._pi_params = list(agent.pi_parameters())
+        self._q1_params = list(agent.q1_parameters())
+        self._q2_params = list(agent.q2_parameters())
+        self._q_params = self._q1_params + self._q2_params
+        self.pi_optimizer = self.make_optimizer(self._pi_params, self.learning_rate)
+        self.q1_optimizer = self.make_optimizer(self._q1_params, self.learning_rate)
+        self.q2_optimizer = self.make_optimizer(self._q2_params, self.learning_rate)
 
     def twin_q_losses(
         self, samples: NamedArrayTupleLike, inputs: Inputs
@@ -150,6 +176,40 @@ class PiQAlgo(QpgAlgo):
         q1, q2 = self.agent.q(*inputs, samples.action)
         return q1, q2, 0.5 * (y - q1).pow(2).mean(), 0.5 * (y - q2).pow(2).mean()
 
+    def step_pi_q_and_record(
+        self,
+        losses: tuple[torch.Tensor, ...],
+        values: tuple[torch.Tensor, ...],
+        records: Records,
+    ) -> None:
+        """Step pi, Q1, Q2 (in this order; gradients already in) and record their OptInfo.
+
+        Args:
+            losses: ``(q1_loss, q2_loss, pi_loss)``.
+            values: ``(q1, q2, pi_mean, pi_log_std)`` detached, ``[batch]`` and ``[batch, A]``.
+            records: OptInfo tensors, appended to.
+        """
+        pi_grad_norm = self.step_optimizer(self.pi_optimizer, self._pi_params)
+        q1_grad_norm = self.step_optimizer(self.q1_optimizer, self._q1_params)
+        q2_grad_norm = self.step_optimizer(self.q2_optimizer, self._q2_params)
+        q1_loss, q2_loss, pi_loss = losses
+        q1, q2, pi_mean, pi_log_std = values
+        record = dict(
+            q1Loss=q1_loss.detach(),
+            q2Loss=q2_loss.detach(),
+            piLoss=pi_loss.detach(),
+            q1GradNorm=q1_grad_norm,
+            q2GradNorm=q2_grad_norm,
+            piGradNorm=pi_grad_norm,
+            q1=q1[::VALUE_STRIDE],
+            q2=q2[::VALUE_STRIDE],
+            piMu=pi_mean[::VALUE_STRIDE],
+            piLogStd=pi_log_std[::VALUE_STRIDE],
+            qMeanDiff=(q1 - q2).abs().mean(),
+        )
+        for field, value in record.items():
+            records[field].append(value)
+
     def optim_state_dict(self) -> dict:
         """Each optimizer's state dict under its name (``optimizer_names``)."""
         return {name: getattr(self, name).state_dict() for name in self.optimizer_names}
@@ -160,106 +220,38 @@ class PiQAlgo(QpgAlgo):
             getattr(self, name).load_state_dict(state_dict[name])
 
 
-def build_pi_q_optimizers(algo: PiQAlgo) -> None:
-    """pi's, Q1's and Q2's parameter lists and optimizers at ``learning_rate`` (SAC, SAC_V)."""
-    agent = algo.agent
-    algo._pi_params = list(agent.pi_parameters())
-    algo._q1_params = list(agent.q1_parameters())
-    algo._q2_params = list(agent.q2_parameters())
-    algo._q_params = algo._q1_params + algo._q2_params
-    algo.pi_optimizer = algo.make_optimizer(algo._pi_params, algo.learning_rate)
-    algo.q1_optimizer = algo.make_optimizer(algo._q1_params, algo.learning_rate)
-    algo.q2_optimizer = algo.make_optimizer(algo._q2_params, algo.learning_rate)
-
-
-def step_pi_q_and_record(
-    algo: PiQAlgo,
-    losses: tuple[torch.Tensor, ...],
-    values: tuple[torch.Tensor, ...],
-    records: Records,
-) -> None:
-    """Step pi, Q1, Q2 (rlpyt's order; gradients already in) and record their OptInfo.
-
-    Args:
-        algo: SAC or SAC_V, its optimizers built by :func:`build_pi_q_optimizers`.
-        losses: ``(q1_loss, q2_loss, pi_loss)``.
-        values: ``(q1, q2, pi_mean, pi_log_std)`` detached, ``[batch]`` and ``[batch, A]``.
-        records: OptInfo tensors, appended to.
-    """
-    pi_grad_norm = algo.step_optimizer(algo.pi_optimizer, algo._pi_params)
-    q1_grad_norm = algo.step_optimizer(algo.q1_optimizer, algo._q1_params)
-    q2_grad_norm = algo.step_optimizer(algo.q2_optimizer, algo._q2_params)
-    q1_loss, q2_loss, pi_loss = losses
-    q1, q2, pi_mean, pi_log_std = values
-    record = dict(
-        q1Loss=q1_loss.detach(),
-        q2Loss=q2_loss.detach(),
-        piLoss=pi_loss.detach(),
-        q1GradNorm=q1_grad_norm,
-        q2GradNorm=q2_grad_norm,
-        piGradNorm=pi_grad_norm,
-        q1=q1[::VALUE_STRIDE],
-        q2=q2[::VALUE_STRIDE],
-        piMu=pi_mean[::VALUE_STRIDE],
-        piLogStd=pi_log_std[::VALUE_STRIDE],
-        qMeanDiff=(q1 - q2).abs().mean(),
-    )
-    for field, value in record.items():
-        records[field].append(value)
-
-
-# rlpyt's positional order of SAC's keywords (the defaults are QpgAlgo's and PiQAlgo's).
-@extends_keywords(
-    order=(
-        "discount batch_size min_steps_learn replay_size replay_ratio target_update_tau "
-        "target_update_interval learning_rate fixed_alpha OptimCls optim_kwargs "
-        "initial_optim_state_dict action_prior reward_scale target_entropy reparameterize "
-        "clip_grad_norm n_step_return updates_per_sync bootstrap_timelimit ReplayBufferCls "
-        "snapshot_replay"
-    ).split()
-)
 class SAC(PiQAlgo):
     """SAC with rlpyt's keywords and defaults.
 
-    The keywords not listed here are :class:`PiQAlgo`'s and :class:`QpgAlgo`'s
-    (``learning_rate``: pi's, Q1's, Q2's and log alpha's); the signature lists them all.
-
-    Args:
-        fixed_alpha: None: learn alpha; a number > 0: use this temperature throughout.
-        target_entropy: ``"auto"``: minus the action dimension (entropy in units of the
-            action bound ``h``: ``-A + A log h`` in env units); a number; or None: alpha
-            not learned (stays 1 unless ``fixed_alpha``).
+    Keywords without a description here are :class:`PiQAlgo`'s and :class:`QpgAlgo`'s
+    (``learning_rate``: pi's, Q1's, Q2's and log alpha's). ``target_entropy="auto"`` is minus
+    the action dimension, for entropy in units of the action bound ``h`` (``-A + A log h`` in
+    env units).
 
     Raises:
         ValueError, TypeError: a number out of range, an unknown ``action_prior`` or
             ``target_entropy``, or ``reparameterize=False``.
     """
 
-    OptInfoCls = OptInfo
-    opt_info_fields = tuple(OptInfo._fields)
-    fixed_alpha: float | None
-    agent: SacAgent  # set by initialize
+    fixed_alpha: float | None = hyperparam(
+        None,
+        "None: learn alpha; a number > 0: use this temperature throughout.",
+        POSITIVE,
+        after="learning_rate",
+    )
+    target_entropy: str | float | None = hyperparam(
+        "auto",
+        '``"auto"``, a number, or None: alpha not learned (stays 1 unless ``fixed_alpha``).',
+        check_target_entropy,
+        after="reward_scale",
+    )
 
-    def __init__(
-        self,
-        fixed_alpha: float | None = None,
-        target_entropy: str | float | None = "auto",
-        **kwargs: Any,
-    ):
-        super().__init__(**kwargs)
-        self.store_keywords(fixed_alpha=fixed_alpha)
-        if target_entropy is not None and target_entropy != "auto":
-            if isinstance(target_entropy, str):
-                raise ValueError(
-                    f"SAC: target_entropy={target_entropy!r} is unknown; pass 'auto' (minus "
-                    "the action dimension), a number, or None (alpha not learned)."
-                )
-            target_entropy = check_number("SAC", "target_entropy", target_entropy)
-        self.target_entropy = target_entropy
+    OptInfoCls = OptInfo
+    agent: SacAgent  # set by initialize
 
     def build_optimizers(self) -> None:
         """Build the pi, Q1, Q2 and log-alpha optimizers; set alpha."""
-        build_pi_q_optimizers(self)
+        super().build_optimizers()
         start = 0.0 if self.fixed_alpha is None else math.log(self.fixed_alpha)
         # A leaf tensor made on the agent's device (what Parameter would wrap, without a
         # second tensor object standing for it).
@@ -271,7 +263,7 @@ class SAC(PiQAlgo):
             # (as Stable-Baselines3, which acts in [-1, 1] and rescales): the log density of an
             # env-unit action is lower by log h per dim, so the target is too (rlpyt: h = 1).
             size = self.action_size()
-            action_max = float(getattr(self.agent, "action_max", 1.0))  # agents without h
+            action_max = float(self.agent.action_max)
             self._target_entropy: float | None = -size + size * math.log(action_max)
         else:
             self._target_entropy = cast(float | None, self.target_entropy)  # not "auto"
@@ -312,7 +304,7 @@ class SAC(PiQAlgo):
         if alpha_loss is not None:
             self.alpha_optimizer.step()
             self._alpha = self._log_alpha.detach().exp()
-        step_pi_q_and_record(self, (q1_loss, q2_loss, pi_loss), values, records)
+        self.step_pi_q_and_record((q1_loss, q2_loss, pi_loss), values, records)
         records["alpha"].append(self._alpha)
         self.update_counter += 1
         self.update_target_if_due()

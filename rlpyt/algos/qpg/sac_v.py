@@ -24,20 +24,13 @@ Learning with a Stochastic Actor".
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import torch
 
-from rlpyt.algos.qpg.sac import (
-    VALUE_STRIDE,
-    PiQAlgo,
-    build_pi_q_optimizers,
-    prior_log_prob,
-    scaled_target,
-    step_pi_q_and_record,
-)
+from rlpyt.algos.qpg.sac import VALUE_STRIDE, PiQAlgo, prior_log_prob, scaled_target
 from rlpyt.algos.replay_base import Records, agent_inputs, backward_into
-from rlpyt.utils.keywords import extends_keywords
+from rlpyt.utils.hyperparams import NONNEGATIVE, hyperparam
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.sac_v_agent import SacAgent
@@ -64,43 +57,32 @@ OptInfo = namedtuple(
 )
 
 
-# rlpyt's positional order of SAC_V's keywords (the defaults are QpgAlgo's and PiQAlgo's).
-@extends_keywords(
-    order=(
-        "discount batch_size min_steps_learn replay_size replay_ratio target_update_tau "
-        "target_update_interval learning_rate OptimCls optim_kwargs initial_optim_state_dict "
-        "action_prior reward_scale reparameterize clip_grad_norm policy_output_regularization "
-        "n_step_return updates_per_sync bootstrap_timelimit ReplayBufferCls snapshot_replay"
-    ).split()
-)
 class SAC_V(PiQAlgo):  # noqa: N801 (rlpyt's class name)
     """SAC with a V-function, rlpyt's keywords and defaults.
 
-    Keywords not listed below are :class:`rlpyt.algos.qpg.sac.PiQAlgo`'s and ``QpgAlgo``'s,
-    as in :class:`rlpyt.algos.qpg.sac.SAC` (which adds ``fixed_alpha`` and ``target_entropy``;
-    this class has neither), with the same defaults; the signature lists them all.
-
-    Args:
-        policy_output_regularization: Weight of the penalty on the policy's mean and log std.
+    Keywords without a description here are :class:`rlpyt.algos.qpg.sac.PiQAlgo`'s and
+    ``QpgAlgo``'s, as in :class:`rlpyt.algos.qpg.sac.SAC` (which adds ``fixed_alpha`` and
+    ``target_entropy``; this class has neither).
 
     Raises:
         ValueError, TypeError: a number out of range, an unknown ``action_prior``, or
             ``reparameterize=False``.
     """
 
+    policy_output_regularization: float = hyperparam(
+        0.001,
+        "Weight of the penalty on the policy's mean and log std.",
+        NONNEGATIVE,
+        after="clip_grad_norm",
+    )
+
     OptInfoCls = OptInfo
-    opt_info_fields = tuple(OptInfo._fields)
-    policy_output_regularization: float
     agent: SacAgent  # set by initialize
     optimizer_names = (*PiQAlgo.optimizer_names, "v_optimizer")  # saved, loaded (rlpyt's keys)
 
-    def __init__(self, policy_output_regularization: float = 0.001, **kwargs: Any):
-        super().__init__(**kwargs)
-        self.store_keywords(policy_output_regularization=policy_output_regularization)
-
     def build_optimizers(self) -> None:
         """Build the pi, Q1, Q2 and V optimizers."""
-        build_pi_q_optimizers(self)
+        super().build_optimizers()
         self._v_params: list[torch.Tensor] = list(self.agent.v_parameters())
         self._pi_v_params = self._pi_params + self._v_params
         self.v_optimizer = self.make_optimizer(self._v_params, self.learning_rate)
@@ -119,8 +101,8 @@ class SAC_V(PiQAlgo):  # noqa: N801 (rlpyt's class name)
         backward_into(q1_loss + q2_loss, self._q_params)
         records["vGradNorm"].append(self.step_optimizer(self.v_optimizer, self._v_params))
         q1, q2, v, pi_mean, pi_log_std = values
-        step_pi_q_and_record(
-            self, (q1_loss, q2_loss, pi_loss), (q1, q2, pi_mean, pi_log_std), records
+        self.step_pi_q_and_record(
+            (q1_loss, q2_loss, pi_loss), (q1, q2, pi_mean, pi_log_std), records
         )
         records["vLoss"].append(v_loss.detach())
         records["v"].append(v[::VALUE_STRIDE])

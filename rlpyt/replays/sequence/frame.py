@@ -24,13 +24,11 @@ from rlpyt.replays.sequence.prioritized import (
     SamplesFromReplayPri,
 )
 from rlpyt.replays.sequence.uniform import UniformSequenceReplay
-from rlpyt.utils.keywords import extends_keywords
 
 if TYPE_CHECKING:
-    pass
+    from rlpyt.utils.collections import NamedTupleLike
 
 
-@extends_keywords(parent=SequenceNStepReturnBuffer)  # FrameBufferMixin passes them on
 class SequenceNStepFrameBuffer(FrameBufferMixin, SequenceNStepReturnBuffer):
     """Sequence storage with one stored frame per step.
 
@@ -43,6 +41,26 @@ class SequenceNStepFrameBuffer(FrameBufferMixin, SequenceNStepReturnBuffer):
     """
 
     compact_frames: bool = False
+
+    def __init__(  # noqa: PLR0917 (rlpyt's keywords, positional in its order)
+        self,
+        example: NamedTupleLike,
+        size: int,
+        B: int,  # noqa: N803
+        rnn_state_interval: int,
+        batch_T: int,  # noqa: N803
+        discount: float = 1,
+        n_step_return: int = 1,
+    ) -> None:
+        super().__init__(
+            example=example,
+            size=size,
+            B=B,
+            rnn_state_interval=rnn_state_interval,
+            batch_T=batch_T,
+            discount=discount,
+            n_step_return=n_step_return,
+        )
 
     def extract_sequence_observation(self, T_idxs: np.ndarray, B_idxs: np.ndarray) -> Any:
         """``[L, B, C, H, W]`` observations, or with ``compact_frames`` their ``FrameStack``."""

@@ -15,7 +15,6 @@ forgot alpha for sequences: its bug 14).
 
 from __future__ import annotations
 
-import inspect
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -30,10 +29,9 @@ from rlpyt.replays.sequence.n_step import (
 )
 from rlpyt.replays.sum_tree import AsyncSumTree, SumTree
 from rlpyt.utils.collections import namedarraytuple
-from rlpyt.utils.keywords import extends_keywords
 
 if TYPE_CHECKING:
-    pass
+    from rlpyt.utils.collections import NamedTupleLike
 
 SamplesFromReplayPri = namedarraytuple(
     "SamplesFromReplayPri", SamplesFromReplay._fields + ("is_weights",)
@@ -51,7 +49,6 @@ __all__ = [
 ]
 
 
-@extends_keywords(order=["T", "B", "period", *list(inspect.signature(SumTree).parameters)[2:]])
 class SequenceSumTree(SumTree):
     """Sum tree with one leaf per stored-state row of a sequence replay.
 
@@ -74,7 +71,20 @@ class SequenceSumTree(SumTree):
             at 0.
     """
 
-    def __init__(self, T: int, B: int, period: int, **kwargs: Any) -> None:  # noqa: N803
+    def __init__(  # noqa: PLR0917 (the storage's shape, then SumTree's keywords)
+        self,
+        T: int,  # noqa: N803
+        B: int,  # noqa: N803
+        period: int,
+        off_backward: int,
+        off_forward: int,
+        default_value: float = 1,
+        enable_input_priorities: bool = False,
+        input_priority_shift: int = 0,
+        *,
+        rng: np.random.Generator | None = None,
+        valid: np.ndarray | None = None,
+    ) -> None:
         if T % period:
             raise ValueError(
                 f"SequenceSumTree: T={T} storage rows must be a multiple of period={period} "
@@ -82,7 +92,17 @@ class SequenceSumTree(SumTree):
             )
         self.period = period
         self.storage_T = T
-        super().__init__(T=T // period, B=B, **kwargs)
+        super().__init__(
+            T=T // period,
+            B=B,
+            off_backward=off_backward,
+            off_forward=off_forward,
+            default_value=default_value,
+            enable_input_priorities=enable_input_priorities,
+            input_priority_shift=input_priority_shift,
+            rng=rng,
+            valid=valid,
+        )
 
     def _leaf_range(self, t_abs: int) -> tuple[int, int]:
         """Leaves on when ``t_abs`` rows are written (unwrapped: ``t_abs >= T`` once full)."""
@@ -161,7 +181,6 @@ class AsyncSequenceSumTree(SequenceSumTree, AsyncSumTree):
     """``SequenceSumTree`` with its nodes, input priorities and cursor in shared memory."""
 
 
-@extends_keywords(parent=(SequenceNStepReturnBuffer, PrioritizedReplay))  # storage's first
 class PrioritizedSequenceReplay(PrioritizedReplay):
     """Prioritized sampling of sequence starts (mixin over ``SequenceNStepReturnBuffer``).
 
@@ -180,6 +199,38 @@ class PrioritizedSequenceReplay(PrioritizedReplay):
     SumTreeCls: Any = SequenceSumTree
     period: int
     span_forward: int
+
+    def __init__(  # noqa: PLR0917 (the storage's keywords, then the priorities')
+        self,
+        example: NamedTupleLike,
+        size: int,
+        B: int,  # noqa: N803
+        rnn_state_interval: int,
+        batch_T: int,  # noqa: N803
+        discount: float = 1,
+        n_step_return: int = 1,
+        alpha: float = 0.6,
+        beta: float = 0.4,
+        default_priority: float = 1,
+        unique: bool = False,
+        input_priorities: bool = False,
+        input_priority_shift: int = 0,
+    ) -> None:
+        super().__init__(
+            alpha=alpha,
+            beta=beta,
+            default_priority=default_priority,
+            unique=unique,
+            input_priorities=input_priorities,
+            input_priority_shift=input_priority_shift,
+            example=example,
+            size=size,
+            B=B,
+            rnn_state_interval=rnn_state_interval,
+            batch_T=batch_T,
+            discount=discount,
+            n_step_return=n_step_return,
+        )
 
     def priority_tree_kwargs(self) -> dict[str, Any]:
         """The base's tree keywords, with one leaf per stored-state row and column.

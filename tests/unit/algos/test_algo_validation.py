@@ -1,7 +1,6 @@
-"""A2C and PPO reject invalid hyperparameters at construction (issue 11, item 1).
+"""A2C and PPO reject invalid hyperparameters at construction, naming keyword, value and range.
 
-Before, ``PPO(discount=1.5)``, ``PPO(minibatches=0)`` and the like were accepted and failed
-later (or never); ``PPO(minibatches=1000)`` on a 128-sample batch was silently capped.
+``PPO(minibatches=1000)`` on a 128-sample batch runs with fewer minibatches and says so.
 """
 
 import warnings
@@ -79,7 +78,7 @@ def test_ppo_more_minibatches_than_samples_warns_once_with_the_value_used():
         "PPO: minibatches=1000 exceeds the 128 samples of a batch (batch_T=32, batch_B=4); "
         "using minibatches=128 of 1 sample each. Pass minibatches <= 128 to silence this."
     ]
-    assert algo._batch_size == 1
+    assert algo.batch_size == 1
     opt_info = algo.optimize_agent(2, samples)
     assert len(opt_info.loss) == 128  # one gradient step per used minibatch
 
@@ -89,4 +88,4 @@ def test_ppo_minibatches_within_the_batch_do_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sampled_batch(algo, batch_T=32)
-    assert algo._batch_size == 1
+    assert algo.batch_size == 1

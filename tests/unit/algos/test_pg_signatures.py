@@ -87,10 +87,9 @@ def test_shared_hyperparameters_are_stored_alike():
     assert A2C().optim_kwargs == {} == PPO().optim_kwargs
 
 
-def test_the_base_stores_exactly_the_shared_hyperparameters():
+def test_the_base_declares_exactly_the_shared_hyperparameters():
+    assert list(PolicyGradientAlgo.__hyperparams__) == list(SHARED)
     params = inspect.signature(PolicyGradientAlgo).parameters
-    assert list(params) == list(SHARED)
-    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params.values())
-    assert all(p.default is inspect.Parameter.empty for p in params.values())
-    algo = PolicyGradientAlgo(**SHARED)
-    assert {name: getattr(algo, name) for name in SHARED} == SHARED
+    assert {name: p.default for name, p in params.items()} == A2C_KEYWORDS
+    with pytest.raises(TypeError, match=r"PolicyGradientAlgo cannot be constructed: it lacks "):
+        PolicyGradientAlgo(**SHARED)

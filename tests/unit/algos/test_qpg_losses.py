@@ -57,6 +57,7 @@ class FakeSacAgent(torch.nn.Module):
 
     device = torch.device("cpu")
     recurrent = False
+    action_max = 1.0  # the action bound h (ActorCriticAgent)
 
     def __init__(self, seed=0):
         super().__init__()

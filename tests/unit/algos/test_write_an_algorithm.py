@@ -1,15 +1,15 @@
-"""The algorithm of docs/architecture.md "How to write a new algorithm", trained briefly.
+"""The algorithm of docs/new-algorithm.md ("How to write a new algorithm"), trained briefly.
 
 ``DoubleQLearning`` is a complete replay algorithm on ``ReplayRlAlgorithm``: double Q-learning
 with a Huber loss on a DQN agent. The base gives it the replay, the schedules, the draw loop
-(each draw on the agent's device), target updates and the OptInfo; it writes its keywords, its
-optimizer and one update. The docs quote the class as written here.
+(each draw on the agent's device), target updates, the optimizer and the OptInfo; it declares
+the defaults that differ and one hyperparameter of its own, and writes one update. The docs
+quote the class as written here.
 """
 
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from typing import Any
 
 import torch
@@ -22,74 +22,34 @@ from rlpyt.algos.replay_base import Records, ReplayRlAlgorithm
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.runners.minibatch_rl import MinibatchRl
 from rlpyt.samplers.serial.sampler import SerialSampler
+from rlpyt.utils.hyperparams import POSITIVE, hyperparam
 from rlpyt.utils.logging import logger
 from rlpyt.utils.tensor import select_at_indexes
-
-OptInfo = namedtuple("OptInfo", ["loss", "gradNorm"])
 
 
 class DoubleQLearning(ReplayRlAlgorithm):
     """Double Q-learning: ``y = return_ + (1 - done_n) * target_discount * Q'(s', argmax Q(s'))``.
 
-    Args:
-        discount: Discount gamma.
-        batch_size: Replayed transitions per update.
-        min_steps_learn: Env steps before the first update.
-        replay_size: Replay capacity in transitions.
-        replay_ratio: Replayed transitions per sampled transition.
-        target_update_interval: Updates between copies into the target network.
-        learning_rate: Adam's learning rate.
-        clip_grad_norm: Max global gradient norm.
+    Keywords: :class:`ReplayRlAlgorithm`'s, with the defaults changed below (the others, e.g.
+    ``ReplayBufferCls``, ``n_step_return``, ``optim_kwargs``, ``target_update_tau`` and
+    ``snapshot_replay``, keep the base's).
     """
 
-    OptInfoCls = OptInfo
-    opt_info_fields = OptInfo._fields
-    prioritized_replay = False
+    batch_size = hyperparam(64)
+    min_steps_learn = hyperparam(500)
+    replay_size = hyperparam(10_000)
+    target_update_interval = hyperparam(100)
+    learning_rate = hyperparam(1e-3)
+    huber_delta: float = hyperparam(1.0, "Huber loss threshold on the TD error.", POSITIVE)
+
+    opt_info_fields = ("loss", "gradNorm")
     agent: DqnAgent  # set by initialize
-
-    def __init__(  # noqa: PLR0917
-        self,
-        discount: float = 0.99,
-        batch_size: int = 64,
-        min_steps_learn: int = 500,
-        replay_size: int = 10_000,
-        replay_ratio: float = 8,
-        target_update_interval: int = 100,
-        learning_rate: float = 1e-3,
-        clip_grad_norm: float = 10.0,
-    ):
-        self.store_keywords(
-            discount=discount,
-            batch_size=batch_size,
-            min_steps_learn=min_steps_learn,
-            replay_size=replay_size,
-            replay_ratio=replay_ratio,
-            target_update_interval=target_update_interval,
-            learning_rate=learning_rate,
-            clip_grad_norm=clip_grad_norm,
-            # Fixed here, read by the base and the replay:
-            target_update_tau=1.0,
-            n_step_return=1,
-            updates_per_sync=1,
-            OptimCls=torch.optim.Adam,
-            optim_kwargs=None,
-            initial_optim_state_dict=None,
-            ReplayBufferCls=None,
-            snapshot_replay=False,
-        )
-
-    def optim_initialize(self, rank: int = 0) -> None:
-        """The optimizer over the online network (asynchronous runs: a model of its own)."""
-        self.rank = rank
-        self.own_optim_model()
-        self.optimizer = self.make_optimizer(self.agent.parameters(), self.learning_rate)
-        self._params = [p for group in self.optimizer.param_groups for p in group["params"]]
 
     def update(self, samples: Any, target: torch.Tensor | None, records: Records) -> None:
         """One Huber-loss step on a minibatch (on the agent's device), then the target update."""
         q = select_at_indexes(samples.action, self.agent(*samples.agent_inputs))
         y = self.targets(samples)
-        loss = F.smooth_l1_loss(q, y)
+        loss = F.huber_loss(q, y, delta=self.huber_delta)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
         records["gradNorm"].append(self.step_optimizer(self.optimizer, self._params))

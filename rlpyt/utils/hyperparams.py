@@ -1,0 +1,388 @@
+"""Hyperparameters declared once: a typed field with its default, description and valid range.
+
+Box: utilities (used by the algorithms, ``rlpyt/algos``). A class that derives from
+:class:`Hyperparams` declares each of its constructor keywords as a class-level field::
+
+    class DQN(ReplayRlAlgorithm):
+        delta_clip: float | None = hyperparam(1.0, "Huber threshold; None: squared error.",
+                                              POSITIVE, after="min_steps_learn")
+
+From the declarations, at class creation, come:
+
+- the constructor: ``__init__`` with one keyword per field (rlpyt's names, defaults and
+  positional order; ``inspect.signature(Cls)`` shows it), binding each call (a misspelt keyword
+  is a ``TypeError`` naming it and the nearest keyword), checking each value against its range
+  (:class:`Range`; the message names class, keyword, value and range), storing it under its
+  name, then calling ``__post_init__`` for what depends on several fields;
+- the docstring's ``Args:`` table (type, description, valid range, default), appended to the
+  class docstring, so ``help(Cls)`` and the API reference list every keyword;
+- the annotations the command line's ``--set`` check reads (``typing.get_type_hints`` of the
+  generated ``__init__``), and the attributes ``params.json`` records (stored under the
+  keyword names).
+
+A subclass adds fields and changes inherited ones without restating the rest: ``name =
+hyperparam(new_default)`` changes a default (description, range and type stay the
+parent's); ``after="other"`` (or ``after=FIRST``) places a new or re-declared field right after
+``other`` in the positional order, otherwise a re-declared field keeps its place and a new one
+goes last; ``name = fixed(value)`` takes an inherited field out of the constructor (the class
+sets it). Invariant: ``Cls.__hyperparams__`` holds every field in constructor order, and the
+generated ``__init__`` sets each of them on the instance before ``__post_init__`` runs.
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import sys
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rlpyt.utils.checks import _range_text as range_text
+from rlpyt.utils.checks import check_number
+
+__all__ = [
+    "COUNT",
+    "FIRST",
+    "FRACTION",
+    "NONNEGATIVE",
+    "NUMBER",
+    "POSITIVE",
+    "POSITIVE_OR_INF",
+    "STEPS",
+    "Hyperparam",
+    "Hyperparams",
+    "Range",
+    "copied_dict",
+    "fixed",
+    "hyperparam",
+]
+
+FIRST = "<first>"
+"""``after=FIRST``: the field comes first in the positional order."""
+
+_INHERIT: Any = object()  # a field's part taken from the parent's declaration
+
+
+@dataclass(frozen=True)
+class Range:
+    """A numeric range, checked with :func:`rlpyt.utils.checks.check_number`.
+
+    ``str(range)`` is the range in words (``a number in [0, 1]``), as in the error message.
+    """
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    integer: bool = False
+    allow_inf: bool = False
+
+    def __call__(self, owner: str, name: str, value: object) -> Any:
+        """``value`` if in range (an ``int`` for integer ranges), else raise naming it."""
+        return check_number(
+            owner,
+            name,
+            value,
+            low=self.low,
+            high=self.high,
+            low_open=self.low_open,
+            high_open=self.high_open,
+            integer=self.integer,
+            allow_inf=self.allow_inf,
+        )
+
+    def __str__(self) -> str:
+        return range_text(self.low, self.high, self.low_open, self.high_open, self.integer)
+
+
+COUNT = Range(low=1, integer=True)
+STEPS = Range(low=0, integer=True)
+POSITIVE = Range(low=0, low_open=True)
+POSITIVE_OR_INF = Range(low=0, low_open=True, allow_inf=True)
+NONNEGATIVE = Range(low=0)
+FRACTION = Range(low=0, high=1)
+NUMBER = Range()
+
+
+def copied_dict(owner: str, name: str, value: object) -> dict[str, Any]:
+    """A copy of a dict keyword (None: ``{}``), so that instances never share one."""
+    if value is not None and not isinstance(value, Mapping):
+        raise TypeError(f"{owner}: {name}={value!r} is not a dict (or None).")
+    return dict(value or {})
+
+
+copied_dict.description = "a dict (copied; None: {})"  # type: ignore[attr-defined]
+
+Check = Callable[[str, str, Any], Any]
+
+
+class Hyperparam:
+    """One declared hyperparameter (made by :func:`hyperparam` or :func:`fixed`).
+
+    Attributes:
+        name: The keyword (and attribute) name.
+        default: Its default.
+        doc: One line for the docstring table.
+        valid: A :class:`Range` or a check ``(owner, name, value) -> value`` (None: any value).
+        type: The declared type (from the class annotation).
+        keyword: False for a field the class sets itself (:func:`fixed`).
+        after: Where the declaration puts the field (see the module docstring).
+    """
+
+    def __init__(
+        self,
+        default: Any,
+        doc: Any = _INHERIT,
+        valid: Any = _INHERIT,
+        *,
+        after: str | None = None,
+        type: Any = _INHERIT,
+        keyword: bool = True,
+    ):
+        self.name = ""
+        self.default = default
+        self.doc = doc
+        self.valid = valid
+        self.type = type
+        self.keyword = keyword
+        self.after = after
+
+    def inherit(self, name: str, parent: Hyperparam | None, annotation: Any, owner: str) -> None:
+        """Complete the declaration from the parent's and the class annotation.
+
+        Raises:
+            TypeError: a new field without description or type.
+        """
+        self.name = name
+        if self.default is _INHERIT:
+            self.default = parent.default if parent else None
+        for part in ("doc", "valid", "type"):
+            if getattr(self, part) is _INHERIT:
+                setattr(self, part, getattr(parent, part) if parent else None)
+        if annotation is not None and parent is None and self.type is None:
+            self.type = annotation
+        if parent is None and (not self.doc or self.type is None):
+            lacks = "a description" if not self.doc else "a type annotation"
+            raise TypeError(f"{owner}.{name}: a new hyperparameter needs {lacks}.")
+
+    def check(self, owner: str, value: Any) -> Any:
+        """The value to store: checked against ``valid`` (None passes where the type allows it)."""
+        if value is None and _allows_none(self.type) and not _is_check(self.valid):
+            return None
+        if self.valid is not None:
+            value = self.valid(owner, self.name, value)
+        return bool(value) if self.type is bool else value
+
+    def describe(self) -> str:
+        """``name (type): description. Valid: range. Default: value.``, for the docstring."""
+        text = f"{self.name} ({_type_text(self.type)}): {self.doc}"
+        valid = _valid_text(self.valid)
+        if valid:
+            text += f" Valid: {valid}."
+        return f"{text} Default: ``{_default_text(self.default)}``."
+
+
+def hyperparam(
+    default: Any = _INHERIT,
+    doc: str | None = None,
+    valid: Range | Check | None = None,
+    *,
+    after: str | None = None,
+    type: Any = None,
+) -> Any:
+    """Declare a hyperparameter (or change an inherited one): see the module docstring.
+
+    Args:
+        default: Its default (re-declared without one: the parent's).
+        doc: One line for the docstring (re-declared without one: the parent's).
+        valid: A :class:`Range` (``COUNT``, ``FRACTION``, ...) or a check ``(owner, name,
+            value) -> value`` that raises naming the keyword (re-declared without one: the
+            parent's; None on a new field: any value).
+        after: Place it right after this field (``FIRST``: first) in the positional order.
+        type: The keyword's type where it differs from the attribute's annotation (TD3's
+            ``learning_rate``: ``float | None`` as a keyword, a float once resolved).
+
+    Returns:
+        The declaration (typed ``Any`` so that ``x: float = hyperparam(...)`` type-checks).
+    """
+    return Hyperparam(
+        default,
+        _INHERIT if doc is None else doc,
+        _INHERIT if valid is None else valid,
+        after=after,
+        type=_INHERIT if type is None else type,
+    )
+
+
+def fixed(value: Any = _INHERIT) -> Any:
+    """Take an inherited hyperparameter out of the constructor: the class sets it.
+
+    Args:
+        value: Its value (without one: the parent's default, or what ``__post_init__`` sets).
+    """
+    return Hyperparam(value, keyword=False)
+
+
+class Hyperparams:
+    """Base of classes whose constructor is derived from :func:`hyperparam` declarations."""
+
+    __hyperparams__: ClassVar[dict[str, Hyperparam]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any):
+        super().__init_subclass__(**kwargs)
+        own = {name: v for name, v in vars(cls).items() if isinstance(v, Hyperparam)}
+        fields = _merged_fields(cls, dict(cls.__hyperparams__), own)
+        for name in own:
+            delattr(cls, name)  # the instance holds the value; no class-level stand-in
+        cls.__hyperparams__ = fields
+        if "__init__" not in vars(cls):
+            cls.__init__ = _make_init(cls)  # type: ignore[misc]  # assigning a method
+            cls.__doc__ = _docstring(cls)
+
+    def __post_init__(self) -> None:
+        """Called by the generated ``__init__`` once every field is stored (resolve, check)."""
+
+    @classmethod
+    def missing_parts(cls) -> list[str]:
+        """What a subclass must still provide to be constructed (empty: complete).
+
+        Here: the methods still marked ``@abc.abstractmethod``. Subclasses add their own.
+        """
+        return [
+            name
+            for name in dir(cls)
+            if getattr(inspect.getattr_static(cls, name), "__isabstractmethod__", False)
+        ]
+
+
+def _merged_fields(
+    cls: type, fields: dict[str, Hyperparam], own: dict[str, Hyperparam]
+) -> dict[str, Hyperparam]:
+    """The parent's fields with the class's declarations applied, in constructor order."""
+    annotations = inspect.get_annotations(cls)
+    for name, field in own.items():
+        parent = fields.get(name)
+        annotation = annotations.get(name)
+        resolved = _resolve(cls, name, annotation) if annotation is not None else None
+        field.inherit(name, parent, resolved, cls.__name__)
+        if field.after is None:
+            fields[name] = field  # a re-declared field keeps its place, a new one goes last
+            continue
+        fields.pop(name, None)
+        if field.after != FIRST and field.after not in fields:
+            raise TypeError(f"{cls.__name__}.{name}: after={field.after!r} names no field.")
+        items = list(fields.items())
+        at = 0 if field.after == FIRST else [n for n, _ in items].index(field.after) + 1
+        fields = dict([*items[:at], (name, field), *items[at:]])
+    return fields
+
+
+def _resolve(cls: type, name: str, annotation: Any) -> Any:
+    """The annotation as a type (a string annotation evaluated in the class's module)."""
+    if not isinstance(annotation, str):
+        return annotation
+    module = sys.modules.get(cls.__module__)
+    namespace = dict(vars(module)) if module is not None else {}
+    try:
+        return eval(annotation, namespace)  # the class's own annotation, in its module
+    except NameError as error:
+        raise TypeError(
+            f"{cls.__name__}.{name}: its annotation {annotation!r} names what the module does "
+            f"not import at run time ({error}); import it outside TYPE_CHECKING."
+        ) from None
+
+
+def _make_init(cls: type) -> Callable[..., None]:
+    """The constructor of ``cls``: bind, check, store every field, then ``__post_init__``."""
+    fields = cls.__hyperparams__  # type: ignore[attr-defined]
+    keywords = [f for f in fields.values() if f.keyword]
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    signature = inspect.Signature(
+        [
+            inspect.Parameter("self", kind),
+            *(
+                inspect.Parameter(f.name, kind, default=f.default, annotation=f.type)
+                for f in keywords
+            ),
+        ]
+    )
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807
+        owner = type(self).__name__
+        missing = type(self).missing_parts()
+        if missing:
+            raise TypeError(
+                f"{owner} cannot be constructed: it lacks {', '.join(missing)} (see "
+                "docs/new-algorithm.md)."
+            )
+        try:
+            bound = signature.bind(self, *args, **kwargs)
+        except TypeError as error:
+            raise _keyword_error(owner, signature, kwargs, error) from None
+        bound.apply_defaults()
+        for field in fields.values():
+            value = bound.arguments[field.name] if field.keyword else field.default
+            setattr(self, field.name, field.check(owner, value) if field.keyword else value)
+        self.__post_init__()
+
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
+    __init__.__annotations__ = {f.name: f.type for f in keywords} | {"return": None}
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    __init__.__module__ = cls.__module__
+    __init__.__doc__ = f"Construct {cls.__name__} (keywords: see the class docstring)."
+    return __init__
+
+
+def _docstring(cls: type) -> str:
+    """The class's own docstring followed by the generated ``Args:`` table."""
+    own = inspect.cleandoc(vars(cls).get("__doc__") or "")
+    entries = [f.describe() for f in cls.__hyperparams__.values() if f.keyword]  # type: ignore[attr-defined]
+    if not entries:
+        return own
+    table = "\n".join(f"    {entry}" for entry in entries)
+    return f"{own}\n\nArgs:\n{table}\n" if own else f"Args:\n{table}\n"
+
+
+def _default_text(value: Any) -> str:
+    if isinstance(value, type):
+        return f"{value.__module__}.{value.__qualname__}"
+    return repr(value)
+
+
+def _allows_none(annotation: Any) -> bool:
+    return annotation is None or type(None) in typing.get_args(annotation)
+
+
+def _type_text(annotation: Any) -> str:
+    if isinstance(annotation, type) and not typing.get_args(annotation):
+        return annotation.__name__
+    return str(annotation).replace("typing.", "")
+
+
+def _valid_text(valid: Any) -> str:
+    if valid is None:
+        return ""
+    return str(valid) if isinstance(valid, Range) else getattr(valid, "description", "")
+
+
+def _keyword_error(
+    owner: str, signature: inspect.Signature, kwargs: Mapping[str, Any], error: TypeError
+) -> TypeError:
+    """Python's message for a bad call, naming the class and the nearest keywords."""
+    names = list(signature.parameters)[1:]
+    unknown = [name for name in kwargs if name not in signature.parameters]
+    if not unknown:
+        return TypeError(f"{owner}(): {error}")
+    hints = [
+        f"{name!r} (did you mean {close[0]!r}?)" if close else repr(name)
+        for name in unknown
+        for close in [difflib.get_close_matches(name, names, n=1)]
+    ]
+    return TypeError(f"{owner}() got unexpected keyword argument(s) {', '.join(hints)}")
+
+
+def _is_check(valid: Any) -> bool:
+    """Whether ``valid`` is a check function (it also gets None), not a :class:`Range`."""
+    return valid is not None and not isinstance(valid, Range)
