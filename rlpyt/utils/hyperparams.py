@@ -238,7 +238,7 @@ class Hyperparams:
             delattr(cls, name)  # the instance holds the value; no class-level stand-in
         cls.__hyperparams__ = fields
         if "__init__" not in vars(cls):
-            cls.__init__ = _make_init(cls)  # type: ignore[misc]  # assigning a method
+            cls.__init__ = _make_init(cls)  # type: ignore[method-assign, misc]
             cls.__doc__ = _docstring(cls)
 
     def __post_init__(self) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import inspect
 from collections import namedtuple
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 import torch.nn.functional as F
@@ -103,7 +103,7 @@ class DQN(ReplayRlAlgorithm):
         None, "Env steps at which epsilon starts falling; None: ``min_steps_learn``.", STEPS
     )
 
-    OptInfoCls = OptInfo
+    OptInfoCls: ClassVar[Any] = OptInfo
     agent: DqnAgent  # set by initialize
 
     def __post_init__(self) -> None:
