@@ -1,7 +1,8 @@
-"""A2C and PPO reject invalid hyperparameters at construction (issue 11, item 1).
+"""A2C and PPO reject invalid hyperparameters at construction.
 
-Before, ``PPO(discount=1.5)``, ``PPO(minibatches=0)`` and the like were accepted and failed
-later (or never); ``PPO(minibatches=1000)`` on a 128-sample batch was silently capped.
+Without the checks, ``PPO(discount=1.5)``, ``PPO(minibatches=0)`` and the like are accepted and
+fail later (or never), and ``PPO(minibatches=1000)`` on a 128-sample batch is capped silently
+(with them: with one warning).
 """
 
 import warnings
