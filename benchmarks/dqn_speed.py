@@ -1,7 +1,7 @@
 """DQN speed and memory: rlpyt's DQN against the bare model and Stable-Baselines3, one run.
 
 Box: benchmarks (never part of the test suite). Peers are measured in the same process, their
-repeats interleaved with ours, and the tables give medians [min-max] and the ratios of issue 12.
+repeats interleaved with ours, and the tables give medians [min-max] and the ratios ours / peer.
 Every side uses the same torch intra-op thread count (``--threads``, 0: torch's default),
 printed at the top.
 

@@ -2,7 +2,7 @@
 
 Box: benchmarks (never part of the test suite). Ours and SB3 run in the same process, their
 repeats and seeds interleaved (ours, then SB3, for each repeat or seed), and the tables give
-medians [min-max] and the ratios of issue 13. Both sides use the same torch intra-op thread
+medians [min-max] and the ratios ours / peer. Both sides use the same torch intra-op thread
 count (``--threads``, 0: torch's default), printed at the top with the versions and every
 setting. ``--algos`` picks SAC and/or TD3, ``--parts`` the measurements:
 

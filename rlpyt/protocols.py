@@ -17,7 +17,7 @@ Who calls what:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -266,14 +266,17 @@ class ReplayAgent(Agent, Protocol):
 
 @runtime_checkable
 class ReplayAlgorithm(Algorithm, Protocol):
-    """What the asynchronous runner and its memory copiers use of a replay algorithm.
+    """What the runners and the memory copiers use of a replay algorithm.
 
     ``updates_per_sync``: gradient steps between parameter publications; ``replay_buffer``:
-    the replay it trains from (the shared ``Async*`` one once ``async_initialize`` ran).
+    the replay it trains from (the shared ``Async*`` one once ``async_initialize`` ran);
+    ``min_steps_learn``: env steps sampled before the first update (the replay warm-up that
+    ``min_itr_learn`` counts in iterations).
     """
 
     updates_per_sync: int
     replay_buffer: Any
+    min_steps_learn: int
 
     def async_initialize(
         self,
@@ -294,6 +297,21 @@ class ReplayAlgorithm(Algorithm, Protocol):
     def samples_to_buffer(self, samples: Samples) -> Any:
         """The replay's record of a sampler batch (the memory copiers append it)."""
         ...
+
+
+@runtime_checkable
+class OptimClsAlgorithm(Protocol):
+    """An algorithm that builds its optimizer from rlpyt's keywords (every built-in one does).
+
+    It calls ``OptimCls(parameters, lr=learning_rate, **optim_kwargs)`` in ``initialize`` /
+    ``optim_initialize``; ``rlpyt train`` builds the same optimizer on a throwaway copy to
+    check a configuration before the run starts. ``learning_rate`` is the rate of the main
+    (or policy) optimizer where an algorithm has several.
+    """
+
+    OptimCls: Callable[..., torch.optim.Optimizer]
+    learning_rate: float
+    optim_kwargs: dict[str, Any]
 
 
 @runtime_checkable
@@ -580,11 +598,10 @@ class AsyncSampler(Protocol):
 
 @runtime_checkable
 class AsyncReplayAlgorithm(ReplayAlgorithm, Protocol):
-    """What ``AsyncRlBase`` uses besides ``ReplayAlgorithm``: the ratio and start of learning.
+    """What ``AsyncRlBase`` uses besides ``ReplayAlgorithm``: the replay ratio.
 
     ``replay_ratio``: gradient-step samples per env step (the runner throttles the optimizer
-    to it); ``min_steps_learn``: env steps before the first update.
+    to it; ``min_steps_learn``, from ``ReplayAlgorithm``, sets where the throttle starts).
     """
 
     replay_ratio: float
-    min_steps_learn: int

@@ -18,6 +18,7 @@ from rlpyt.cli.config import BuiltConfig, build_config, keywords
 from rlpyt.cli.registry import ASYNC_COLLECTORS, ASYNC_SAMPLERS, COLLECTORS, SAMPLERS, import_object
 from rlpyt.cli.resolve import resolve
 from rlpyt.cli.spec import RunSpec
+from rlpyt.protocols import OptimClsAlgorithm
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import Env
@@ -239,12 +240,13 @@ def _one_env(env_cls: Any, env_kwargs: dict[str, Any]) -> Any:
 
 
 def _make_optimizer(algo: Algorithm, agent: Agent) -> None:
-    """``OptimCls(parameters, lr, **optim_kwargs)`` as the algorithm will call it."""
-    optim_cls = getattr(algo, "OptimCls", None)
-    if optim_cls is None:
-        return
-    learning_rate = getattr(algo, "learning_rate", None) or 1e-3
-    optim_cls(agent.parameters(), lr=learning_rate, **(getattr(algo, "optim_kwargs", None) or {}))
+    """``OptimCls(parameters, lr, **optim_kwargs)`` as the algorithm will call it.
+
+    Only for an algorithm with those keywords (:class:`~rlpyt.protocols.OptimClsAlgorithm`);
+    another builds its optimizer its own way, which the run itself then checks.
+    """
+    if isinstance(algo, OptimClsAlgorithm):
+        algo.OptimCls(agent.parameters(), lr=algo.learning_rate, **algo.optim_kwargs)
 
 
 def runner_kwargs(built: BuiltConfig) -> dict[str, Any]:

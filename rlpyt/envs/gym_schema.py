@@ -1,4 +1,4 @@
-"""Old import path of the schema-based gym wrapper; ``rlpyt.envs.gym`` now uses schemas only."""
+"""Old import path of the schema-based gym wrapper; ``rlpyt.envs.gym`` uses schemas only."""
 
 from rlpyt.envs.gym import EnvInfoWrapper, GymEnvWrapper, make
 

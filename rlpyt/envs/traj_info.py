@@ -257,7 +257,8 @@ class TrajInfoFactory:
         try:
             return self.TrajInfoCls(**self.kwargs)
         except TypeError:
-            # A user TrajInfo whose __init__ takes no keywords: fall back to rlpyt's way.
+            # A user TrajInfo whose __init__ takes no keywords: set each keyword as an
+            # attribute ``_<key>`` of the instance.
             traj_info = self.TrajInfoCls()
             for key, value in self.kwargs.items():
                 setattr(traj_info, "_" + key, value)

@@ -262,8 +262,8 @@ class AsyncSumTree(SumTree):
     Who calls it: ``AsyncPrioritizedReplayBuffer`` (its ``SumTreeCls``), whose memory-copier
     processes ``advance`` it and whose optimizer process samples and updates it, always under
     the replay's lock. Everything that several processes change is shared: the tree, the input
-    priorities (rlpyt kept those private, so each copier turned rows on with its own stale
-    copy) and the cursor ``t`` / ``_buffer_full``. What one reader keeps for itself stays
+    priorities (both copiers write them: a private copy per process would turn rows on with stale
+    values) and the cursor ``t`` / ``_buffer_full``. What one reader keeps for itself stays
     private: the generator of its draws and the leaves of its last ``sample``
     (``prev_tree_idxs``, for its ``update_batch_priorities``). Keywords: ``SumTree``.
     """

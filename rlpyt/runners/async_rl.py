@@ -18,8 +18,8 @@ agent and a replay algorithm (DQN family, DDPG, TD3, SAC) and calls ``train()``.
 - **memory copiers** 0 and 1: copier ``db`` acquires ``sample_ready[db]`` and its turn
   ``copy_turn[db]``, appends half ``db`` to the shared replay (``algo.samples_to_buffer`` then
   ``replay.append_samples``, which takes the replay's write lock), releases the other copier's
-  turn and ``sample_copied[db]``. Turns keep the appends in batch order (rlpyt's two copiers
-  could append batch k + 1 before batch k, breaking n-step windows across the two).
+  turn and ``sample_copied[db]``. Turns keep the appends in batch order, so an n-step
+  window or a sequence that spans two batches reads their rows in time order.
 
 The throttle: the optimizer's k-th call waits until ``sampler_itr >= 1 + min_steps_learn //
 (T B) + k * batch_size * updates_per_sync / (T B * replay_ratio)`` (the throttle point), so the
@@ -55,8 +55,8 @@ from rlpyt.protocols import (
     AsyncSampler,
     SharedMemoryAgent,
 )
+from rlpyt.runners.base import TrainingRunnerBase
 from rlpyt.runners.diagnostics import Row
-from rlpyt.runners.minibatch_rl import TrainingRunnerBase
 from rlpyt.samplers.parallel.base import default_start_method
 from rlpyt.samplers.parallel.worker import MasterGoneError, WorkerError, wait_for_master
 from rlpyt.samplers.parallel.worker_group import POLL_SECONDS, WorkerGroup
@@ -92,12 +92,12 @@ class AsyncRlProcessError(RuntimeError):
 class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
     """The asynchronous runner: its processes, throttle, rows and columns, on the one wrapper.
 
-    The wrapper (:meth:`TrainingRunnerBase.iter_train`), logging, snapshots, resume and the
-    end-of-run messages are MinibatchRl's; this class overrides the hooks ``startup`` (start
-    the children, prepare the optimizer), ``training_rows`` (release the sampler, optimize
-    under the throttle, log as the sampler passes log points), ``master_affinity``,
-    ``diagnostics_columns``, ``snapshot_itr`` / ``resume`` / ``get_itr_snapshot`` (sampler
-    iterations) and ``shutdown``.
+    The wrapper (:meth:`~rlpyt.runners.base.TrainingRunnerBase.iter_train`), logging,
+    snapshots, resume and the end-of-run messages are the base's; this class overrides the
+    hooks ``startup`` (start the children, prepare the optimizer), ``training_rows`` (release
+    the sampler, optimize under the throttle, log as the sampler passes log points),
+    ``master_affinity``, ``diagnostics_columns``, ``snapshot_itr`` / ``resume`` /
+    ``get_itr_snapshot`` (sampler iterations) and ``shutdown``.
 
     Args:
         algo: A replay algorithm with ``async_initialize``, ``optim_initialize``,
@@ -120,7 +120,7 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
             larger lead adds no overlap, only absorbs jitter, and costs accuracy (at any row
             the run is at most k + 1 batches of updates short of the ratio) and freshness
             (the data is sampled by weights up to k batches of updates older). 0 alternates
-            sampling and optimization. None (rlpyt's behaviour): the sampler never waits and
+            sampling and optimization. None: the sampler never waits and
             ``replay_ratio`` is only an upper bound; with envs cheaper than an update the
             data reuse falls far below it, and every row where it is below half of what the
             throttle would give warns.
@@ -219,7 +219,7 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
 
         Stops as soon as the throttle lets the optimizer run: a sampler that reports faster
         than the rows are logged would otherwise keep the optimizer draining the queue for the
-        whole run (it then never updated). Also checks the children: raises
+        whole run (it would never update). Also checks the children: raises
         :class:`AsyncRlProcessError` if one failed.
         """
         self._check_children()
@@ -468,7 +468,7 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
         return dict(super().runner_state(), opt_throttle_time=self.opt_throttle_time)
 
     def get_itr_snapshot(self, itr: int) -> dict:
-        """The snapshot after sampler iteration ``itr`` (rlpyt's keys plus the resume state).
+        """The snapshot after sampler iteration ``itr``, with the asynchronous counters.
 
         ``itr`` is the optimizer's iteration, ``sampler_itr`` the sampler's, ``cum_updates``
         the gradient steps; with ``algo.snapshot_replay`` the replay as the copiers left it.
@@ -590,13 +590,12 @@ def check_async_parts(runner: str, algo: Algorithm, sampler: object) -> None:
 def children_start_method(sampler_affinity: dict) -> str:
     """How AsyncRl starts its children: "spawn" when the sampler process serves on a GPU.
 
-    The CUDA runtime does not support a process that starts CUDA after a fork: on a GPU machine
-    the forked sampler process of ``atari_dqn_async_gpu.py`` hung in its first CUDA operation
-    (its model's move to the GPU), also once the master no longer asked CUDA anything before
-    the fork. Without a ``cuda_idx`` the children fork where the OS can (fast; nothing in them
-    uses CUDA).
-    Everything they receive pickles under spawn too: the replay, the double buffer and the
-    agent's shared model live in shared memory.
+    The CUDA runtime does not support a process that starts CUDA after a fork: a forked
+    sampler process hangs in its first CUDA operation (its model's move to the GPU), even
+    when the master has not touched CUDA before the fork. Without a ``cuda_idx`` the children
+    fork where the OS can (fast; nothing in them uses CUDA). Everything they receive pickles
+    under spawn too: the replay, the double buffer and the agent's shared model live in
+    shared memory.
     """
     if sampler_affinity.get("cuda_idx") is not None:
         return "spawn"

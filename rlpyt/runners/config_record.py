@@ -1,6 +1,6 @@
 """The resolved configuration of a run, as recorded in its params.json under ``"resolved"``.
 
-Box: Runner. ``MinibatchRlBase.startup`` calls :func:`resolved_config` once the sampler,
+Box: Runner. The runners' ``record_config`` calls :func:`resolved_config` once the sampler,
 agent and algorithm are initialized and the seed is chosen, and hands the result to
 :func:`rlpyt.utils.logging.context.record_resolved_config`. What the user passed to
 ``logger_context`` stays as it was; this section adds what the run actually used: every
@@ -30,7 +30,7 @@ _PARAMETER_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.K
 
 
 class ConfiguredRunner(Protocol):
-    """What :func:`resolved_config` reads of a runner (``n_itr`` and ``world_size`` if set)."""
+    """What :func:`resolved_config` reads of a runner after its start-up."""
 
     @property
     def sampler(self) -> Sampler | AsyncSampler:
@@ -55,6 +55,16 @@ class ConfiguredRunner(Protocol):
     @property
     def affinity(self) -> object:
         """The runner's affinity."""
+        ...
+
+    @property
+    def n_itr(self) -> int:
+        """Iterations of the run (set by start-up)."""
+        ...
+
+    @property
+    def world_size(self) -> int:
+        """Processes that train together (1 but for SyncRl)."""
         ...
 
 
@@ -90,9 +100,9 @@ def resolved_config(runner: ConfiguredRunner) -> dict[str, Any]:
     record.update(
         seed=json_value(runner.seed),
         affinity=json_value(runner.affinity),
-        n_itr=json_value(getattr(runner, "n_itr", None)),
+        n_itr=json_value(runner.n_itr),
         batch_spec={"T": int(batch_spec.T), "B": int(batch_spec.B)},
-        world_size=json_value(getattr(runner, "world_size", 1)),
+        world_size=json_value(runner.world_size),
     )
     return record
 

@@ -154,8 +154,8 @@ class TrainingDiagnostics:
             update_counter: The algorithm's gradient steps so far.
             algo_batch_size: Samples per gradient step (0: replay ratios are 0 or NaN).
             eval_time: Seconds of evaluation since the last log (not training time).
-            pre_training: The evaluation row before any sampling (CumSteps 0; rlpyt wrongly
-                reported one batch there).
+            pre_training: The evaluation row before any sampling (CumSteps 0: no env step is
+                sampled yet).
         """
         new_time = time.time()
         train_time = max(new_time - self.last_time - eval_time, 1e-9)

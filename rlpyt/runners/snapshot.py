@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from rlpyt.protocols import Agent, Algorithm, AsyncSampler, Sampler
 
 
-# Keys a snapshot needs to resume (rlpyt's snapshots hold only the first four of make_snapshot's).
+# Keys a snapshot needs to resume; an rlpyt snapshot, with only the first four keys of
+# make_snapshot's, lacks them and is refused.
 RESUME_KEYS = (
     "itr",
     "agent_state_dict",
@@ -52,7 +53,8 @@ def make_snapshot(
 ) -> dict:
     """Everything needed to resume exactly after iteration ``itr``.
 
-    rlpyt's keys (``itr``, ``cum_steps``, ``agent_state_dict``, ``optimizer_state_dict``) plus
+    The keys an rlpyt snapshot has (``itr``, ``cum_steps``, ``agent_state_dict``,
+    ``optimizer_state_dict``), which scripts that read snapshots use, plus
     ``algo_state_dict``, ``sampler_state``, ``runner_state`` (the runner's diagnostics),
     ``rnn_state`` (recurrent agents' sampling state, else None) and ``rng_state``.
     """

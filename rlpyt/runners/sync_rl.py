@@ -45,21 +45,20 @@ from rlpyt.utils.logging import logger
 from rlpyt.utils.logging.context import logger_context
 from rlpyt.utils.seed import make_seed
 
-RANK_SEED_STRIDE = 100  # rank r trains with seed + 100 * r (rlpyt's)
+RANK_SEED_STRIDE = 100  # rank r trains with seed + 100 * r
 
 T = TypeVar("T")
 
 if TYPE_CHECKING:
     from multiprocessing.queues import Queue
 
-    # The mixin's ``super()`` calls reach MinibatchRlBase: the type checker reads it as the base.
-    _MixinBase = MinibatchRlBase
-else:
-    _MixinBase = object
 
-
-class SyncRlMixin(_MixinBase):
+class SyncRlMixin(MinibatchRlBase):
     """What makes a MinibatchRl runner one rank of a synchronous data-parallel run.
+
+    It overrides hooks of :class:`~rlpyt.runners.minibatch_rl.MinibatchRlBase`, its base;
+    SyncRl and SyncRlEval put it before MinibatchRl and MinibatchRlEval, so its ``super()``
+    calls reach their hooks (their common base comes last in the method order).
 
     Class attributes (set on the class or the instance before ``train()``):
         collective_timeout: Seconds a collective waits for the other ranks before raising (a
@@ -77,6 +76,10 @@ class SyncRlMixin(_MixinBase):
     _joined: tuple | None = None  # (rank, world_size, seed, port, report_queue): started rank
     _rank_states: list | None = None
     _muted = False
+    # The list of rank affinities given as ``affinity`` (None: torchrun with one dict for every
+    # rank); ``affinity`` becomes this rank's entry (_rank_affinities).
+    affinities: list[dict] | None = None
+    _cuda = False  # this rank trains on a GPU (set by _set_rank)
 
     # -- the two ways in ------------------------------------------------------------------------
 
@@ -84,8 +87,8 @@ class SyncRlMixin(_MixinBase):
         """Train as one rank, yielding the rows rank 0 logs (other ranks yield empty dicts).
 
         Args:
-            resume_from: As :meth:`MinibatchRlBase.iter_train`; resolved by rank 0 and used by
-                every rank (the snapshot file must be readable by all of them).
+            resume_from: As :meth:`TrainingRunnerBase.iter_train`; resolved by rank 0 and used
+                by every rank (the snapshot file must be readable by all of them).
 
         Raises:
             RankError: (rlpyt's start, rank 0) another rank raised or died; its traceback.
@@ -182,7 +185,7 @@ class SyncRlMixin(_MixinBase):
         """NCCL when every rank has a GPU of its own; gloo for CPU ranks or a shared GPU."""
         if not self._cuda:
             return False
-        affinities = getattr(self, "affinities", None)
+        affinities = self.affinities
         if affinities is None:  # torchrun with one affinity for all: each rank's GPU assumed
             return True
         gpus = [a.get("cuda_idx") for a in affinities]
@@ -190,18 +193,17 @@ class SyncRlMixin(_MixinBase):
 
     def _rank_affinities(self, at_least: int = 1) -> list[dict]:
         """The affinity list (kept as ``affinities``; ``affinity`` becomes this rank's)."""
-        affinities = getattr(self, "affinities", None)
-        if affinities is None:
-            affinities = self.affinity
-            if not isinstance(affinities, list | tuple) or not affinities:
+        if self.affinities is None:
+            given: object = self.affinity
+            if not isinstance(given, list | tuple) or not given:
                 raise TypeError(
                     f"{type(self).__name__} takes a list of affinities, one per rank (got "
-                    f"{type(affinities).__name__}): e.g. make_affinity(n_cpu_core=2, n_gpu=0, "
+                    f"{type(given).__name__}): e.g. make_affinity(n_cpu_core=2, n_gpu=0, "
                     "gpu_per_run=2) for 2 CPU ranks, or [dict(cuda_idx=0), dict(cuda_idx=1)]; "
                     "under torchrun a single dict or None is used by every rank."
                 )
-            affinities = [dict(a or {}) for a in affinities]
-            self.affinities = affinities
+            self.affinities = [dict(a or {}) for a in given]
+        affinities = self.affinities
         if len(affinities) < at_least:
             raise ValueError(
                 f"The affinity list has {len(affinities)} entries but LOCAL_RANK "
@@ -213,9 +215,9 @@ class SyncRlMixin(_MixinBase):
         """Finish: the master collects its ranks' "done" (or stops them); leave the group."""
         try:
             if success and dist.is_available() and dist.is_initialized():
-                # Every rank leaves the group together: a rank that tore its group down while
-                # another was still finishing aborted in C++ now and then ("terminate called
-                # without an active exception", about 1 run in 10 under torchrun).
+                # Every rank leaves the group together: a rank that tears its group down while
+                # another still finishes can abort in C++ ("terminate called without an active
+                # exception").
                 dist.barrier()
             if self._ranks is not None:
                 if success:

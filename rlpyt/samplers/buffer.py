@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 def get_example_outputs(agent: Agent, env: Env, examples: dict | None = None) -> AttrDict:
     """One reset, one random env step and one agent step, to learn every field's shape/dtype.
 
-    Runs in the calling process (rlpyt used a subprocess and a Manager, which hung with some
-    simulators). The env is left mid-episode: pass a throwaway env, or reset it after.
+    Runs in the calling process, with no Manager subprocess (one hangs with some simulators).
+    The env is left mid-episode: pass a throwaway env, or reset it after.
 
     Returns:
         AttrDict with observation, reward (float32), done, env_info, action, agent_info.

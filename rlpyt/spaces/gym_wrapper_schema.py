@@ -1,4 +1,4 @@
-"""Old import path of the schema-based GymSpaceWrapper; the one wrapper now uses schemas."""
+"""Old import path of the schema-based GymSpaceWrapper; the one wrapper uses schemas."""
 
 from rlpyt.spaces.gym_wrapper import GymSpaceWrapper
 

@@ -68,8 +68,7 @@ def extract_sequences(
 
     Window ``i`` is ``x[T_idxs[i] + t, B_idxs[i]]`` for ``t in range(T)``, with time indexes
     taken modulo ``T_buffer``, so a window that runs past the end continues from the start and
-    a negative start begins at the end (rlpyt put the two pieces of a negative start in the
-    wrong order).
+    a negative start begins at the end, its two pieces in time order.
 
     Args:
         array_or_namedarraytuple: numpy array or torch tensor with ``[T_buffer, B_buffer]``

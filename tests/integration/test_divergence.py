@@ -147,20 +147,10 @@ def test_async_rl_stops_at_the_optimization_that_diverged(tmp_path):
 
 
 def rlpyt_command(*args, cwd):
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
+    """``python -m rlpyt ARGS`` in ``cwd`` (the command-line tests' runner)."""
+    from tests.integration.test_cli import rlpyt  # noqa: PLC0415 (a test module's helper)
 
-    from tests import warm_python  # noqa: PLC0415
-
-    return warm_python.run(
-        [sys.executable, "-m", "rlpyt", *map(str, args)],
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    return rlpyt(*args, cwd=cwd)
 
 
 @pytest.mark.parametrize("verbose", [False, True])

@@ -124,7 +124,7 @@ def test_misspelt_config_key_fails_at_construction(script, section):
     env_resolvable = (not script.startswith("mujoco/") or HAVE_MUJOCO) and (
         "envpool" not in script or HAVE_ENVPOOL
     )
-    # env_kwargs are checked against the env's constructor when the sampler is built (issue 11);
+    # env_kwargs are checked against the env's constructor when the sampler is built;
     # a MuJoCo env that cannot be imported is left to gym.make, which names the extra.
     if section in ("agent", "algo", "runner", "sampler") or (section == "env" and env_resolvable):
         with pytest.raises(TypeError, match="learning_rte"):
@@ -207,8 +207,8 @@ def test_demo_sweeps_plots_and_says_where(tmp_path, monkeypatch, capfd):
     ]
     text = demo.where_text(exp_dir, png)
     assert f"python viskit/frontend.py {exp_dir}" in text and png in text
-    # Issue 11 item 10: four runs' tables went to the terminal, interleaved, all prefixed
-    # CartPole-v1_0; now each run's are in its console.log, a few lines per run on the terminal.
+    # Each run's tables go to its console.log, a few lines per run to the terminal (not four
+    # runs' tables interleaved there, all prefixed CartPole-v1_0).
     out, err = capfd.readouterr()
     assert "ReturnAverage " not in err and "CartPole-v1_" not in out + err
     for lr in demo.LEARNING_RATES:

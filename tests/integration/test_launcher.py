@@ -177,7 +177,7 @@ def sweep_of_two(tmp_path, exit_codes, **kwargs):
 
 
 def test_sweep_runs_write_to_their_folders_and_terminal_shows_a_line_per_run(tmp_path, capfd):
-    """Issue 11 item 10: the runs' tables went to the terminal, interleaved (5,600 lines)."""
+    """Each run's tables go to its own folder, not interleaved on the terminal (5,600 lines)."""
     with pytest.warns(RuntimeWarning, match=r"1 of 2 runs failed:\n  exit code 4: .*log: .*"):
         summary = sweep_of_two(tmp_path, (0, 4), progress_interval=0.1)
 

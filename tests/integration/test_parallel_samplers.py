@@ -355,7 +355,7 @@ def test_default_worker_count_is_capped_at_batch_size():
 
 def test_cpu_sampler_runs_a_gaussian_agent():
     # Its example agent_info holds a tensor that requires grad (log_std); the shared-memory
-    # size check used to fail on it, so CpuSampler could not start a Gaussian agent.
+    # size check must accept it, or CpuSampler cannot start a Gaussian agent.
     sampler = CpuSampler(gym_make, dict(id="Pendulum-v1"), batch_T=4, batch_B=2)
     sampler.initialize(MujocoFfAgent(), affinity=TWO_WORKERS, seed=0)
     try:

@@ -208,8 +208,8 @@ class PointEnv(Env):
 
 @pytest.mark.parametrize("family", ["ddpg", "sac"])
 def test_env_without_time_limits_works(family, quiet_logger):
-    # rlpyt bug 19: bootstrap_timelimit=True (the default) failed at buffer creation for envs
-    # whose env_info has no ``timeout``.
+    # bootstrap_timelimit=True (the default) works with envs whose env_info has no ``timeout``
+    # (the original rlpyt failed at buffer creation there).
     algo = small_algo(family)
     runner = MinibatchRl(
         algo=algo,

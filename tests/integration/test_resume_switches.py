@@ -1,9 +1,9 @@
 """Resume switches agree, and a run folder's progress.csv is never truncated unless asked.
 
-Observed before: ``train(resume_from=True)`` inside ``logger_context`` opened without
-``resume=True`` printed "Resumed from the snapshot of iteration N", exited 0 and left
-progress.csv without its earlier rows; reusing a run folder without resuming truncated
-progress.csv while debug.log appended.
+What the checks prevent: ``train(resume_from=True)`` inside a ``logger_context`` opened without
+``resume=True`` printing "Resumed from the snapshot of iteration N", exiting 0 and leaving
+progress.csv without its earlier rows; a reused run folder whose progress.csv is truncated while
+debug.log appends.
 """
 
 import csv

@@ -1,6 +1,7 @@
 """Runner x collector x agent x algorithm: a few iterations each, with the serial sampler."""
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -130,7 +131,7 @@ def test_eval_runner_evaluates_complete_trajectories():
     assert all(info.Length >= 8 for info in traj_infos)
 
 
-def test_n_itr_rounds_up_to_whole_batches_and_says_so():
+def test_n_itr_rounds_up_to_whole_batches_and_says_so(monkeypatch):
     sampler = SerialSampler(
         EnvCls=gym_make, env_kwargs=dict(id="CartPole-v1"), batch_T=5, batch_B=2
     )
@@ -138,18 +139,27 @@ def test_n_itr_rounds_up_to_whole_batches_and_says_so():
         algo=A2C(), agent=ClassicFfAgent(), sampler=sampler, n_steps=105, log_interval_steps=30
     )
     runner.itr_batch_size = 10
-    rounded = r"n_steps=105 .*\(10 env steps each\): training 110 steps"
-    with pytest.warns(UserWarning, match=rounded):
-        assert runner.get_n_itr() == 11  # 10.5 batches -> 11, not whole log intervals (12)
-    assert runner.log_interval_itrs == 3
-    assert [itr for itr in range(11) if runner.is_log_itr(itr)] == [2, 5, 8, 10]  # and the end
-    runner.n_steps = 1
-    with pytest.warns(UserWarning, match="training 10 steps"):
-        assert runner.get_n_itr() == 1
-    runner.n_steps = 30
+    logged = []
+    monkeypatch.setattr(logger, "log", lambda message, *args, **kwargs: logged.append(message))
+
+    def notices():
+        found = [m for m in logged if "whole number of sampler batches" in m]
+        logged.clear()
+        return found
+
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # whole batches: no warning
+        warnings.simplefilter("error")  # the notice is a log line, not a warning
+        assert runner.get_n_itr() == 11  # 10.5 batches -> 11, not whole log intervals (12)
+        rounded = r"n_steps=105 .*\(10 env steps each\): training 110 steps"
+        assert [bool(re.search(rounded, m)) for m in notices()] == [True]
+        assert runner.log_interval_itrs == 3
+        assert [itr for itr in range(11) if runner.is_log_itr(itr)] == [2, 5, 8, 10]  # and the end
+        runner.n_steps = 1
+        assert runner.get_n_itr() == 1
+        assert ["training 10 steps" in m for m in notices()] == [True]
+        runner.n_steps = 30
         assert runner.get_n_itr() == 3
+        assert notices() == []  # whole batches: no notice
     assert math.isclose(runner.n_itr, 3)
 
 

@@ -90,7 +90,7 @@ PATHS = {
         "CpuEvalCollector",
     ],
     "rlpyt.samplers.collections": ["TrajInfo", "TrajInfoFactory", "Samples", "BatchSpec"],
-    # The records moved below the boxes (issue 26); the path above re-exports them.
+    # The records live below the boxes; the path above re-exports them.
     "rlpyt.utils.records": [
         "Samples",
         "AgentSamples",
@@ -149,7 +149,7 @@ PATHS = {
     "rlpyt.runners.base": ["BaseRunner"],
     "rlpyt.algos.base": ["RlAlgorithm"],
     "rlpyt.agents.pg.categorical": [
-        "check_discrete_action_space",  # moved to rlpyt.agents.base (issue 26)
+        "check_discrete_action_space",  # lives in rlpyt.agents.base
         "CategoricalPgAgent",
         "RecurrentCategoricalPgAgentBase",
         "RecurrentCategoricalPgAgent",
@@ -175,7 +175,7 @@ PATHS = {
     "rlpyt.models.dqn.classic_dqn_model": ["ClassicDqnModel", "ClassicCatDqnModel"],
     "rlpyt.distributions.epsilon_greedy": ["EpsilonGreedy", "CategoricalEpsilonGreedy"],
     "rlpyt.utils.synchronize": ["RWLock", "drain_queue", "find_port"],
-    # Names that moved in the reorganisation (issue 10) still import from their old modules.
+    # Names whose home is another module also import from these modules.
     "rlpyt.samplers.collectors": [
         "SamplingNoise",
         "install_sampling_noise",

@@ -9,10 +9,10 @@ Invariants: ``model`` and ``target_model`` are two instances of the same class a
 only ``model`` is optimized (``parameters()``), put in shared memory for sampler workers, or
 wrapped for data-parallel training; the target stays private to the training process (on the
 training device). ``state_dict()`` is ``{"model": ..., "target": ...}`` and
-``load_state_dict`` takes exactly that back (rlpyt's took only a flat model dict); a flat model
-state dict is also accepted, the target then being a copy of the model. The agent only
-declares its target (``model_names``, ``target_sources``, ``state_dict_keys``):
-``rlpyt.agents.base.BaseAgent`` builds, moves, saves, loads and updates it.
+``load_state_dict`` takes exactly that back; a flat model state dict is also accepted, the target
+then being a copy of the model. The agent only declares its target (``model_names``,
+``target_sources``, ``state_dict_keys``): ``rlpyt.agents.base.BaseAgent`` builds, moves, saves,
+loads and updates it.
 
 The model maps ``(observation, prev_action one-hot [..., A], prev_reward)`` to ``q [..., A]``
 (leading dims ``[]``, ``[B]`` or ``[T, B]``); ``AgentInfo(q)`` is what samplers store per step.

@@ -111,7 +111,7 @@ def encode_affinity(
             with ``n_gpu=0``, the CPU ranks of a SyncRl run (``cpu_per_run`` split equally).
         cpu_per_run: cores per run when ``n_gpu == 0``. A CPU-only asynchronous run needs an
             optimizer core and a sampler core, so there the default 1 means all ``n_cpu_core``
-            cores (rlpyt raised instead).
+            cores.
         cpu_per_worker: cores per sampler worker (1 unless the env is multi-threaded).
         cpu_reserved: cores per run kept from sampler workers (async runs default to 1).
         hyperthread_offset: logical distance from a core to its hyperthread; 0 turns

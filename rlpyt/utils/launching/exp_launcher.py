@@ -35,7 +35,7 @@ import psutil
 from rlpyt.utils.launching.affinity import affinity_from_code, get_n_run_slots, prepend_run_slot
 from rlpyt.utils.launching.variant import save_variant
 
-POLL_INTERVAL = 0.2  # Seconds between checks for a free slot (rlpyt slept 10 s).
+POLL_INTERVAL = 0.2  # Seconds between checks for a free slot.
 STOP_TIMEOUT = 10.0  # Seconds a child gets to exit after SIGINT, then again after SIGTERM.
 PROGRESS_INTERVAL = 10.0  # Seconds between a run's progress lines on the terminal.
 CONSOLE_LOG = "console.log"  # A run's stdout and stderr, in its run folder.

@@ -246,7 +246,7 @@ def _async_shares(slot: int, n_slots: int, cpr: int, sgr: int, p: AffinityParams
     """``(optimizer GPUs, sampler GPUs, cores)`` per socket the run uses.
 
     Each socket gets an equal share of the run's GPUs and cores. Where they do not split
-    equally (rlpyt stopped with "try n_socket=1" here), the run's GPUs and cores form one pool.
+    equally, the run's GPUs and cores form one pool.
     """
     groups = socket_groups(slot, n_slots, p.skt)
     span = len(groups)

@@ -28,7 +28,8 @@ def atomic_write(path: str, write: Callable[[IO[Any]], Any], text: bool = False)
     """
     folder, name = os.path.split(os.path.abspath(path))
     tmp_path = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
-    # 0o666 & ~umask, like open(): mkstemp's fixed 0o600 made params.json and snapshots private.
+    # 0o666 & ~umask, like open(): mkstemp's fixed 0o600 would make params.json and snapshots
+    # private.
     fd = os.open(tmp_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "w" if text else "wb", newline="" if text else None) as f:

@@ -93,7 +93,7 @@ def get_log_dir(experiment_name: str, root_log_dir: str | None = None, date: boo
         experiment_name: the experiment's folder name (may contain ``/``).
         root_log_dir: where to put it; default ``LOG_DIR`` (``<cwd>/data``).
         date: if True (default) ``<root>/local/<yyyymmdd>/<HHMMSS>/<experiment_name>``;
-            if False ``<root>/local/<experiment_name>`` (rlpyt ignored this flag).
+            if False ``<root>/local/<experiment_name>``.
 
     Returns:
         The folder path (not created).

@@ -1,8 +1,8 @@
-"""Agents check their action space at initialize (issue 11, item 7).
+"""Agents check their action space at initialize.
 
-Before, a categorical agent given a MultiDiscrete action space failed inside numpy (``int()``
-of the array ``n``), given a Box with an AttributeError (``n``), and a Gaussian agent given a
-Discrete space said only "1-D action space, got shape ()".
+Without the check, a categorical agent given a MultiDiscrete action space fails inside numpy
+(``int()`` of the array ``n``), given a Box with an AttributeError (``n``), and a Gaussian agent
+given a Discrete space says only "1-D action space, got shape ()".
 """
 
 import gymnasium.spaces as gym_spaces

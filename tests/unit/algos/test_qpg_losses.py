@@ -484,7 +484,7 @@ def test_sac_target_updates_every_interval(AlgoCls):  # noqa: N803
 @pytest.mark.parametrize(
     "AlgoCls, kwargs, T, B, expected",
     [
-        (SAC, dict(replay_ratio=1, batch_size=256), 1, 1, 1),  # rlpyt's int() gave 0 (bug 20)
+        (SAC, dict(replay_ratio=1, batch_size=256), 1, 1, 1),  # int() would give 0 updates
         (SAC, dict(replay_ratio=256, batch_size=256), 5, 1, 5),
         (SAC, dict(replay_ratio=100, batch_size=64), 1, 1, 2),  # round(1.5625)
         (DDPG, dict(replay_ratio=64, batch_size=64), 2, 3, 6),
@@ -520,7 +520,7 @@ def test_td3_mu_learning_rate_is_honoured():
         _ready(algo, FakeDdpgAgent(twin=True))
         return algo.mu_optimizer.param_groups[0]["lr"], algo.q_optimizer.param_groups[0]["lr"]
 
-    assert lrs(TD3()) == (1e-3, 1e-3)  # rlpyt used DDPG's 1e-4 for mu (bug 10)
+    assert lrs(TD3()) == (1e-3, 1e-3)  # not DDPG's 1e-4 for mu
     assert lrs(TD3(mu_learning_rate=5e-4, q_learning_rate=2e-3)) == (5e-4, 2e-3)
     assert lrs(TD3(learning_rate=3e-4)) == (3e-4, 1e-3)  # rlpyt's configs name it so
     assert lrs(TD3(learning_rate=3e-4, mu_learning_rate=3e-4)) == (3e-4, 1e-3)

@@ -1,4 +1,4 @@
-"""EpsilonGreedy with pre-drawn noise, SamplingNoise over it, and inventory bug 17."""
+"""EpsilonGreedy with pre-drawn noise, SamplingNoise over it, and a tensor ``z`` in sample()."""
 
 import numpy as np
 import pytest
@@ -61,7 +61,7 @@ def test_noise_over_time_and_env_dims_and_wrong_shape():
 
 def test_categorical_epsilon_greedy_passes_noise_and_takes_a_tensor_z():
     p = torch.softmax(torch.randn(5, DIM, 3), -1)
-    z = torch.tensor([-1.0, 0.0, 2.0])  # a tensor z: no truth-value ambiguity (bug 17)
+    z = torch.tensor([-1.0, 0.0, 2.0])  # a tensor z: no truth-value ambiguity
     noise = torch.rand(5, 2)
     dist = CategoricalEpsilonGreedy(epsilon=0.5, dim=DIM)
     actions = dist.sample(p, z, noise=noise)

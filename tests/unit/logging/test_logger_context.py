@@ -95,7 +95,7 @@ def test_exp_name_is_path_below_the_experiment_root(tmp_path, capsys):
 
 
 def test_runs_of_a_sweep_are_prefixed_with_their_setting(tmp_path, capsys):
-    """Issue 11 item 10: both learning rates of the demo printed as ``CartPole-v1_0``."""
+    """Each setting's runs print under their own prefix, not both as ``CartPole-v1_0``."""
     (tmp_path / "experiments_tree.txt").write_text("settings: 2\n")
     for setting in ("lr_0.0003", "lr_0.001"):
         with logger_context(str(tmp_path / setting), 0, "CartPole-v1", {}):

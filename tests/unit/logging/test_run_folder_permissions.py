@@ -1,8 +1,8 @@
-"""Every file of a run folder follows the umask, as progress.csv always did (issue 11, item 5).
+"""Every file of a run folder follows the umask, as a fresh progress.csv does.
 
-Observed before: params.json, variant.json and snapshots were written ``0600`` (tempfile's
-``mkstemp`` behind the atomic writes), a rewritten progress.csv too, while debug.log and a
-fresh progress.csv were ``0644`` under umask 022.
+The atomic writes go through tempfile's ``mkstemp``, which creates files ``0600``; without the
+change of mode, params.json, variant.json, snapshots and a rewritten progress.csv would be
+``0600`` while debug.log and a fresh progress.csv are ``0644`` under umask 022.
 """
 
 import os

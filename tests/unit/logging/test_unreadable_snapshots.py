@@ -1,6 +1,6 @@
 """Unreadable snapshots: a clear error naming the file and the previous good snapshot.
 
-Observed before: a truncated, empty or foreign snapshot file gave torch's or pickle's raw error
+Without the check, a truncated, empty or foreign snapshot file gives torch's or pickle's raw error
 (``PytorchStreamReader failed reading zip archive``, ``EOFError``, ``invalid load key``).
 Also: a process killed while saving never leaves a torn snapshot (atomic writes).
 """

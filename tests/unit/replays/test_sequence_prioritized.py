@@ -1,5 +1,5 @@
 """Prioritized sequence replay: one leaf per stored-state row, on exactly while its sequence may
-be sampled; input priorities raised to alpha (rlpyt bug 14) and shifted; importance weights and
+be sampled; input priorities raised to alpha and shifted; importance weights and
 priority updates against naive computations; the batch fields match the uniform buffer's."""
 
 import multiprocessing as mp

@@ -97,9 +97,9 @@ def test_the_refusal_names_what_a_synchronous_sampler_lacks():
 @pytest.mark.parametrize(("sampler_itr", "taken"), [(9, 1), (0, 5)])
 def test_the_optimizer_stops_taking_reports_once_the_throttle_opens(sampler_itr, taken):
     """With the sampler past the throttle, one report is handled and the optimizer may run
-    (the rest wait for its next call); behind the throttle, the queue is drained. Before, the
-    optimizer drained the queue until it was empty: a sampler that reported faster than rows
-    were logged kept it from ever updating."""
+    (the rest wait for its next call); behind the throttle, the queue is drained. Draining it to the
+    end regardless would let a sampler that reports faster than rows are logged keep the
+    optimizer from ever updating."""
     import queue
     from types import SimpleNamespace
 

@@ -1,7 +1,7 @@
-"""params.json records the run's resolved configuration (issue 11, item 5).
+"""params.json records the run's resolved configuration.
 
-Observed before: params.json held only what the user passed to ``logger_context`` (the demo:
-no seed at all, no default of any constructor), so a run could not be reproduced from its folder.
+What the user passes to ``logger_context`` alone (the demo's: no seed at all, no default of any
+constructor) is not enough to reproduce a run from its folder.
 """
 
 import importlib.util

@@ -130,7 +130,7 @@ RLPYT_KEYWORDS = {
 )
 def test_runner_constructors_spell_out_rlpyt_keywords(RunnerCls, extra):
     parameters = inspect.signature(RunnerCls).parameters
-    # Ours: early stop on the trailing return (issue 17), the divergence guard (issue 29).
+    # Added keywords: early stop on the trailing return, the divergence guard.
     added = {"target_reward": None, "check_finite": True}
     assert {name: p.default for name, p in parameters.items()} == {
         **RLPYT_KEYWORDS,

@@ -1,8 +1,8 @@
-"""Samplers reject invalid numbers and env_kwargs at construction (issue 11, items 1 and 7).
+"""Samplers reject invalid numbers and env_kwargs at construction.
 
-Before, a negative ``max_decorrelation_steps`` or ``eval_max_steps=0`` was accepted, and a
-misspelt ``env_kwargs`` keyword surfaced as the env constructor's own TypeError once envs were
-built (in the parallel samplers, after the shared buffers were allocated).
+Without the checks, a negative ``max_decorrelation_steps`` or ``eval_max_steps=0`` is accepted,
+and a misspelt ``env_kwargs`` keyword surfaces as the env constructor's own TypeError once envs
+are built (in the parallel samplers, after the shared buffers are allocated).
 """
 
 import pytest

@@ -8,12 +8,13 @@ turn, one semaphore pair per half (``sync.halves``, see ``collectors.py``): whil
 agent computes actions for one group, every worker steps its half of the other group. Env
 stepping thus overlaps inference inside each worker, and every core stays busy with
 ``n_worker`` workers on ``n_worker`` cores. The affinity must say ``alternating=True`` with an
-even number of workers (rlpyt's contract: ``workers_cpus`` once listed each core twice, one
-worker per group), and ``batch_B`` must be even. Recurrent agents must be the ``Alternating*``
-classes, which keep one recurrent state per group (``reset_one`` indexes within the group:
-column ``b`` is row ``b // 2`` of its group). Action noise comes from torch's generator (two
-draws per step, one per group), so unlike the other samplers these do not reproduce the serial
-sampler's samples; both classes give the same samples for one seed, whatever the worker count.
+even number of workers (rlpyt's contract, from its layout of one worker per group with each
+core listed twice in ``workers_cpus``), and ``batch_B`` must be even. Recurrent agents must be
+the ``Alternating*`` classes, which keep one recurrent state per group (``reset_one`` indexes
+within the group: column ``b`` is row ``b // 2`` of its group). Action noise comes from torch's
+generator (two draws per step, one per group), so unlike the other samplers these do not
+reproduce the serial sampler's samples; both classes give the same samples for one seed, whatever
+the worker count.
 """
 
 from __future__ import annotations

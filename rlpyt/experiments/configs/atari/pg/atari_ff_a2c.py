@@ -8,7 +8,7 @@ A launch script overrides single keys per setting with a variant (``update_confi
 
 Keys:
     "0": rlpyt's Atari A2C: lr 3e-4, 5 steps x 32 envs per batch, 50M steps.
-    "low_lr": "0" with lr 4e-4 (the name dates from when "0" had 7e-4; rlpyt kept it so).
+    "low_lr": "0" with lr 4e-4 (rlpyt's key and value, although above "0"'s lr).
     "2gpu": "0" with 16 envs per sampler (half the batch, for two-GPU runs).
 """
 

@@ -17,8 +17,7 @@ Keys:
     "ddpg_from_td3_serial_bstl": the same, bootstrapping through time limits.
     "async_serial": "ddpg_from_td3_serial_bstl" with 5 steps per iteration and
         ``updates_per_sync=1``, for the asynchronous runner ``AsyncRl`` (rlpyt's key kept;
-        ``AsyncRl`` is not yet in this package: the serial script builds and runs this config
-        synchronously).
+        ``rlpyt train --config`` runs it under ``AsyncRl``, the serial script synchronously).
 
 ``min_steps_learn`` and ``replay_size`` are written out at the algorithm's defaults (rlpyt's
 configs left them out) so that a variant can change them.

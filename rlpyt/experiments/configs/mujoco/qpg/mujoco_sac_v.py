@@ -17,7 +17,7 @@ Keys:
     "sac_serial_bstl": the same, bootstrapping through time limits.
     "async_gpu": "sac_serial_bstl" with 5 steps x 3 envs per iteration and
         ``updates_per_sync=1``, for the asynchronous runner ``AsyncRl`` with a GPU sampler
-        (rlpyt's key kept; ``AsyncRl`` is not yet in this package: the serial script runs it
+        (rlpyt's key kept; ``rlpyt train --config`` runs it under ``AsyncRl``, the serial script
         synchronously).
 
 ``min_steps_learn`` and ``replay_size`` are written out at the algorithm's defaults (rlpyt's

@@ -17,7 +17,7 @@ Keys:
     "td3_serial_bstl": the same, bootstrapping through time limits.
     "async_cpu": "td3_serial_bstl" with 5 steps x 3 envs per iteration and
         ``updates_per_sync=1``, for the asynchronous runner ``AsyncRl`` (rlpyt's key kept;
-        ``AsyncRl`` is not yet in this package: the serial script runs it synchronously).
+        ``rlpyt train --config`` runs it under ``AsyncRl``, the serial script synchronously).
     "td3_halfcheetah_zoo": RL-Baselines3-Zoo's TD3 on HalfCheetah (``hyperparams/td3.yml``)
         in rlpyt's terms, on ``HalfCheetah-v5``, 1M steps (used by the benchmark).
 
