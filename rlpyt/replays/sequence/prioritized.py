@@ -9,8 +9,8 @@ sequence (``update_batch_priorities``, R2D1's ``eta * max + (1 - eta) * mean`` o
 Invariant: the ``SequenceSumTree`` has one leaf per stored-state row and column
 (``T // period x B`` leaves); a leaf is non-zero exactly while its sequence may be sampled: its
 whole span written, none of it about to be overwritten, its start row written valid (the rule of
-``start_leaf_range``). Priorities live in the tree as ``p ** alpha``; input priorities too (rlpyt
-forgot alpha for sequences: its bug 14).
+``start_leaf_range``). Priorities live in the tree as ``p ** alpha``, input priorities
+too.
 """
 
 from __future__ import annotations
