@@ -47,7 +47,7 @@ PRIORITY_EPS = 1e-6  # added to |TD| errors before they become priorities
 class DQN(ReplayRlAlgorithm):
     """Deep Q-learning with rlpyt's keywords and defaults.
 
-    Keywords without a description here are :class:`ReplayRlAlgorithm`'s. ``optim_kwargs``: an
+    Keywords not declared here are :class:`ReplayRlAlgorithm`'s. ``optim_kwargs``: an
     optimizer that takes ``eps`` gets ``eps=0.01 / batch_size`` unless these set it.
     ``ReplayBufferCls``: the class chosen otherwise is a frame buffer for uint8 image stacks
     ``[C, H, W]``, else a plain buffer. ``eps_start_steps`` None gives rlpyt's schedule; 0 that

@@ -129,7 +129,7 @@ def sequence_priorities(
 class R2D1(DQN):
     """R2D1: recurrent DQN from replayed sequences, with R2D2's defaults.
 
-    Keywords without a description here are :class:`DQN`'s. ``batch_size`` is not a keyword:
+    Keywords not declared here are :class:`DQN`'s. ``batch_size`` is not a keyword:
     it is ``(batch_T + warmup_T) * batch_B``; ``target_update_tau`` is 1 (hard copies).
     ``optim_kwargs``: an optimizer that takes ``eps`` gets 1e-3 unless these set it.
 

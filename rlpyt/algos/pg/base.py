@@ -13,7 +13,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections import namedtuple
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 import torch
@@ -53,6 +53,15 @@ __all__ = ["LossInputs", "OptInfo", "PolicyGradientAlgo", "make_optimizer", "wit
 LossInputs = namedarraytuple(
     "LossInputs", ["agent_inputs", "action", "return_", "advantage", "valid", "old_dist_info"]
 )
+
+
+@runtime_checkable
+class ObsNormAgent(Protocol):
+    """An agent that normalizes observations with running statistics (Gaussian PG agents)."""
+
+    def update_obs_rms(self, observation: torch.Tensor) -> None:
+        """Update the running mean and variance from a batch of observations."""
+        ...
 
 
 class PolicyGradientAlgo(RlAlgorithm):
@@ -164,7 +173,7 @@ class PolicyGradientAlgo(RlAlgorithm):
         )
         init_rnn_state = initial_rnn_state(samples) if self.agent.recurrent else None
         inputs, init_rnn_state = batch_to_device((inputs, init_rnn_state), self.agent.device)
-        if hasattr(self.agent, "update_obs_rms"):
+        if isinstance(self.agent, ObsNormAgent):
             self.agent.update_obs_rms(inputs.agent_inputs.observation)
         return inputs, init_rnn_state
 

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 class PPO(PolicyGradientAlgo):
     """Several epochs of minibatch updates per batch on the clipped surrogate.
 
-    Keywords without a description here are :class:`PolicyGradientAlgo`'s
+    Keywords not declared here are :class:`PolicyGradientAlgo`'s
     (``learning_rate``: the initial one); PPO's ``value_loss_coeff`` default is 1.0.
     ``minibatches`` above the samples of a batch (``T * B``, or ``B`` sequences for recurrent
     agents) is reduced to that number at ``initialize``, with a warning naming the value used.

@@ -39,7 +39,7 @@ __all__ = ["QpgAlgo", "Records", "backward_into", "opt_info_from"]
 class QpgAlgo(ReplayRlAlgorithm):
     """Family base: the keywords every QPG algorithm takes, uniform replay, learning start.
 
-    The defaults here are SAC's; keywords without a description are
+    The defaults here are SAC's; keywords not declared here are
     :class:`ReplayRlAlgorithm`'s (``learning_rate``: the policy's; SAC: every network's).
     Subclasses add and change keywords by declaration, set their OptInfo and implement
     ``build_optimizers``, ``update`` and the optimizer state dict methods; ``shares_targets``

@@ -38,7 +38,7 @@ OptInfo = namedtuple("OptInfo", ["muLoss", "qLoss", "muGradNorm", "qGradNorm"])
 class DDPG(QpgAlgo):
     """DDPG with rlpyt's keywords and defaults.
 
-    Keywords without a description here are :class:`QpgAlgo`'s (``learning_rate``: mu's;
+    Keywords not declared here are :class:`QpgAlgo`'s (``learning_rate``: mu's;
     ``initial_optim_state_dict``: ``{"q": ..., "mu": ...}``).
 
     Raises:

@@ -223,7 +223,7 @@ class PiQAlgo(QpgAlgo):
 class SAC(PiQAlgo):
     """SAC with rlpyt's keywords and defaults.
 
-    Keywords without a description here are :class:`PiQAlgo`'s and :class:`QpgAlgo`'s
+    Keywords not declared here are :class:`PiQAlgo`'s and :class:`QpgAlgo`'s
     (``learning_rate``: pi's, Q1's, Q2's and log alpha's). ``target_entropy="auto"`` is minus
     the action dimension, for entropy in units of the action bound ``h`` (``-A + A log h`` in
     env units).

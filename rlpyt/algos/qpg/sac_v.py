@@ -60,7 +60,7 @@ OptInfo = namedtuple(
 class SAC_V(PiQAlgo):  # noqa: N801 (rlpyt's class name)
     """SAC with a V-function, rlpyt's keywords and defaults.
 
-    Keywords without a description here are :class:`rlpyt.algos.qpg.sac.PiQAlgo`'s and
+    Keywords not declared here are :class:`rlpyt.algos.qpg.sac.PiQAlgo`'s and
     ``QpgAlgo``'s, as in :class:`rlpyt.algos.qpg.sac.SAC` (which adds ``fixed_alpha`` and
     ``target_entropy``; this class has neither).
 

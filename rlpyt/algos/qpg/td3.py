@@ -36,7 +36,7 @@ MU_LEARNING_RATE = 1e-3  # TD3's default policy learning rate
 class TD3(DDPG):
     """TD3 with rlpyt's keywords and defaults.
 
-    Keywords without a description here are :class:`DDPG`'s. The positional order puts the
+    Keywords not declared here are :class:`DDPG`'s. The positional order puts the
     re-declared ``batch_size`` ... ``policy_update_interval`` and ``q_learning_rate`` first
     (``after=``), around the new ``mu_learning_rate``.
 
