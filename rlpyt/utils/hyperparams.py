@@ -25,8 +25,10 @@ hyperparam(new_default)`` changes a default (description, range and type stay th
 parent's); ``after="other"`` (or ``after=FIRST``) places a new or re-declared field right after
 ``other`` in the positional order, otherwise a re-declared field keeps its place and a new one
 goes last; ``name = fixed(value)`` takes an inherited field out of the constructor (the class
-sets it). Invariant: ``Cls.__hyperparams__`` holds every field in constructor order, and the
-generated ``__init__`` sets each of them on the instance before ``__post_init__`` runs.
+sets it). A class that writes its own ``__init__`` (or inherits a hand-written one) keeps it:
+nothing is generated for it. Invariant: ``Cls.__hyperparams__`` holds every field in
+constructor order, and the generated ``__init__`` sets each of them on the instance before
+``__post_init__`` runs.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ FIRST = "<first>"
 """``after=FIRST``: the field comes first in the positional order."""
 
 _INHERIT: Any = object()  # a field's part taken from the parent's declaration
+_GENERATED: set[Any] = set()  # the constructors made by _make_init
 
 
 @dataclass(frozen=True)
@@ -237,7 +240,11 @@ class Hyperparams:
         for name in own:
             delattr(cls, name)  # the instance holds the value; no class-level stand-in
         cls.__hyperparams__ = fields
-        if "__init__" not in vars(cls):
+        # A hand-written __init__ (here or inherited) is kept: it calls its parent's itself.
+        inherited = cls.__init__
+        if "__init__" not in vars(cls) and (
+            inherited in _GENERATED or inherited is object.__init__
+        ):
             cls.__init__ = _make_init(cls)  # type: ignore[method-assign, misc]
             cls.__doc__ = _docstring(cls)
 
@@ -332,6 +339,7 @@ def _make_init(cls: type) -> Callable[..., None]:
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
     __init__.__module__ = cls.__module__
     __init__.__doc__ = f"Construct {cls.__name__} (keywords: see the class docstring)."
+    _GENERATED.add(__init__)
     return __init__
 
 

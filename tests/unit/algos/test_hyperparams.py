@@ -254,3 +254,18 @@ def test_a_minimal_replay_algorithm_gets_the_base_defaults_and_trains():
     losses = [row["lossAverage"] for row in rows if not math.isnan(row["lossAverage"])]
     assert losses and all(math.isfinite(x) for x in losses)
     assert isinstance(algo.optimizer, torch.optim.Adam)
+
+
+def test_a_hand_written_init_is_kept_in_the_class_and_its_subclasses():
+    class OwnInit(DQN):
+        def __init__(self, scale=2.0, **kwargs):
+            self.scale = scale
+            super().__init__(**kwargs)
+
+    class Below(OwnInit):
+        pass
+
+    for cls in (OwnInit, Below):
+        algo = cls(scale=3.0, batch_size=8)
+        assert (algo.scale, algo.batch_size, algo.n_step_return) == (3.0, 8, 1)
+        assert list(inspect.signature(cls).parameters) == ["scale", "kwargs"]
