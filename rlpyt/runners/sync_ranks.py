@@ -3,10 +3,11 @@
 Box: Runner. :class:`rlpyt.runners.sync_rl.SyncRl` calls these to become one rank of a
 ``torch.distributed`` group. Two ways in, same runner:
 
-- rlpyt's: the process that calls ``train()`` is rank 0 ("the master"). It starts one process
-  per further entry of its affinity list (:class:`RankGroup`, built on the parallel samplers'
-  :class:`~rlpyt.samplers.parallel.worker_group.WorkerGroup`), each running :func:`run_rank`,
-  and all meet at rank 0's store on a port of 127.0.0.1 the OS picks (:func:`make_store`).
+- the master's start: the process that calls ``train()`` is rank 0 ("the master"). It
+  starts one process per further entry of its affinity list (:class:`RankGroup`, built on the
+  parallel samplers' :class:`~rlpyt.samplers.parallel.worker_group.WorkerGroup`), each running
+  :func:`run_rank`, and all meet at rank 0's store on a port of 127.0.0.1 the OS picks
+  (:func:`make_store`).
 - torchrun's: ``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``, ``MASTER_ADDR`` and ``MASTER_PORT`` are
   in the environment (:func:`torchrun_env`); every process is one rank and nothing is started.
 
@@ -70,7 +71,7 @@ def torchrun_env() -> tuple[int, int, int] | None:
 
 
 def make_store(world_size: int, timeout: float) -> dist.TCPStore:
-    """The rendezvous store of rlpyt's start (rank 0) on a port of 127.0.0.1 the OS picks.
+    """The rendezvous store of the master's start (rank 0) on a port of 127.0.0.1 the OS picks.
 
     Binding port 0 cannot collide with another run (a probed free port could be taken before
     use); the ranks learn the port (``store.port``) from their process arguments.
@@ -101,8 +102,8 @@ def init_process_group(
         nccl: Use NCCL (every rank on a GPU of its own); else gloo (CPU ranks, or ranks that
             share a GPU: NCCL refuses two ranks on one device, gloo reduces CUDA tensors too).
         timeout: Seconds a collective may wait for the other ranks before it raises.
-        port: rlpyt's start, ranks above 0: the port of rank 0's store on 127.0.0.1.
-        store: rlpyt's start, rank 0: its store (:func:`make_store`). Neither ``port`` nor
+        port: the master's start, ranks above 0: the port of rank 0's store on 127.0.0.1.
+        store: the master's start, rank 0: its store (:func:`make_store`). Neither ``port`` nor
             ``store``: torchrun's environment (``env://``).
 
     Returns:

@@ -7,13 +7,14 @@ is wrapped in DistributedDataParallel, so each gradient step averages the gradie
 and the parameters stay identical everywhere. Batch sizes are per rank (weak scaling): one
 iteration is ``T * B * world_size`` env steps, which ``CumSteps`` counts.
 
-Two ways to start (:mod:`rlpyt.runners.sync_ranks`): rlpyt's (``affinity`` is a list with one
-affinity per rank; the calling process is rank 0 and starts the others on this machine) or
-torchrun's (each torchrun process is one rank; ``affinity`` is a list indexed by ``LOCAL_RANK``,
-or one dict for all ranks, or None). Only rank 0 logs and writes snapshots; the trajectory
-infos of every rank are gathered to it each iteration; SyncRlEval evaluates in rank 0 while the
-others wait at a barrier. Snapshots hold each rank's sampler, algorithm and RNG state, so every
-rank resumes exactly. A rank that fails ends the run on every rank (docs/distributed.md).
+Two ways to start (:mod:`rlpyt.runners.sync_ranks`): the master's (``affinity`` is a list
+with one affinity per rank; the calling process is rank 0 and starts the others on this
+machine) or torchrun's (each torchrun process is one rank; ``affinity`` is a list indexed by
+``LOCAL_RANK``, or one dict for all ranks, or None). Only rank 0 logs and writes snapshots; the
+trajectory infos of every rank are gathered to it each iteration; SyncRlEval evaluates in rank 0
+while the others wait at a barrier. Snapshots hold each rank's sampler, algorithm and RNG state,
+so every rank resumes exactly. A rank that fails ends the run on every rank
+(docs/distributed.md).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ class SyncRlMixin(MinibatchRlBase):
                 by every rank (the snapshot file must be readable by all of them).
 
         Raises:
-            RankError: (rlpyt's start, rank 0) another rank raised or died; its traceback.
+            RankError: (the master's start, rank 0) another rank raised or died; its traceback.
         """
         error: BaseException | None = None
         try:
@@ -119,7 +120,7 @@ class SyncRlMixin(MinibatchRlBase):
         self._joined = (rank, world_size, seed, port, reports)
 
     def _join_process_group(self, resume_from: str | bool | None) -> str | None:
-        """Become a rank (starting the others if this is rlpyt's master); the resume file."""
+        """Become a rank (starting the others if this is the master); the resume file."""
         torchrun = torchrun_env()
         if self._joined is not None:
             rank, world_size, seed, port, reports = self._joined
