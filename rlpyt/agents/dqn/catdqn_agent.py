@@ -83,7 +83,7 @@ class CatDqnAgent(DqnAgent):
         )
         self.n_atoms = check_number(type(self).__name__, "n_atoms", n_atoms, low=2, integer=True)
         given = self.model_kwargs.get("n_atoms", self.n_atoms)
-        if given != self.n_atoms:  # rlpyt overwrote it silently
+        if given != self.n_atoms:  # the agent's value wins: say so, not silently
             warnings.warn(
                 f"{type(self).__name__}: model_kwargs n_atoms={given!r} differs from "
                 f"n_atoms={self.n_atoms!r}; the model gets the agent's n_atoms={self.n_atoms!r} "
