@@ -15,9 +15,7 @@ NUMBERED = re.compile(r"\b(?:bug|issue)\s+#?\d+", re.IGNORECASE)
 
 # Files that still cite numbers and are being rewritten elsewhere: each one leaves this set once
 # it is clean (the second test fails while a clean file stays listed).
-PENDING = {
-    "docs/benchmarks.md",
-}
+PENDING: set[str] = set()
 
 
 def numbered_references(text):
