@@ -187,3 +187,16 @@ def recurrent_agents(
 def more_runners(a: AsyncRl, b: AsyncRlEval, c: SyncRl, d: SyncRlEval) -> list[Runner]:
     """The asynchronous and synchronous data-parallel runners are ``Runner``s too."""
     return [a, b, c, d]
+
+
+def algorithms_built_with_keywords() -> list[Algorithm]:
+    """A user's type checker accepts rlpyt's keywords, by name and in rlpyt's positional order
+    (the constructors are generated from declarations at run time)."""
+    return [
+        DQN(0.99, 32, learning_rate=1e-3, double_dqn=True),
+        R2D1(discount=0.997, batch_T=40),
+        TD3(100, replay_ratio=128, q_learning_rate=1e-3),
+        PPO(discount=0.99, learning_rate=3e-4, ratio_clip=0.2),
+        A2C(0.99, learning_rate=7e-4),
+        SAC(batch_size=256, target_entropy="auto"),
+    ]

@@ -229,7 +229,18 @@ def fixed(value: Any = _INHERIT) -> Any:
 
 
 class Hyperparams:
-    """Base of classes whose constructor is derived from :func:`hyperparam` declarations."""
+    """Base of classes whose constructor is derived from :func:`hyperparam` declarations.
+
+    Type checkers see a constructor that takes any arguments (the one below, for them only):
+    the generated one exists at run time, where it checks names, ranges and types. (A dataclass
+    transform would let them check keywords, but it would also take every annotated instance
+    attribute, such as ``agent``, for a constructor argument.)
+    """
+
+    if typing.TYPE_CHECKING:
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            """The generated constructor (see the module docstring)."""
 
     __hyperparams__: ClassVar[dict[str, Hyperparam]] = {}
 
