@@ -5,7 +5,7 @@ the source, where a class built on ``rlpyt.utils.hyperparams.Hyperparams`` has n
 ``__init__`` nor the ``Args:`` table: both are made when the class is created. For each such
 class this extension imports it and gives the API reference what Python sees: the class
 docstring with its generated table (Sphinx roles rewritten as ``sphinx_roles`` does) and an
-``__init__`` with every keyword in positional order, its type and default.
+``__init__`` with every keyword in positional order, its kind, type and default.
 """
 
 from __future__ import annotations
@@ -36,8 +36,13 @@ def _annotation(value: Any) -> str | None:
         return None
     if isinstance(value, type) and not getattr(value, "__args__", None):
         return value.__name__
-    return str(value).replace("typing.", "")
+    return str(value).replace("typing.", "").replace("collections.abc.", "")
 
+
+_KINDS = {
+    inspect.Parameter.POSITIONAL_OR_KEYWORD: griffe.ParameterKind.positional_or_keyword,
+    inspect.Parameter.KEYWORD_ONLY: griffe.ParameterKind.keyword_only,
+}
 
 def _default(value: Any) -> str:
     if isinstance(value, type):
@@ -62,7 +67,7 @@ class Hyperparams(griffe.Extension):
                     griffe.Parameter(
                         name,
                         annotation=_annotation(p.annotation),
-                        kind=griffe.ParameterKind.positional_or_keyword,
+                        kind=_KINDS[p.kind],
                         default=None if p.default is p.empty else _default(p.default),
                     )
                     for name, p in signature.parameters.items()

@@ -13,17 +13,18 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rlpyt.envs import gym as rlpyt_gym
+from rlpyt.envs.base import Env
 from rlpyt.envs.envpool import check_env_kwargs as check_envpool_kwargs
 from rlpyt.envs.envpool import make as envpool_make
 from rlpyt.envs.gym_vector import make_vec, registered_vec_env_creator
 from rlpyt.envs.vector import is_vector_env_maker
 from rlpyt.samplers.collections import BatchSpec, Samples, TrajInfo
-from rlpyt.utils.checks import check_kwargs, check_number
+from rlpyt.samplers.evaluation import BaseEvalCollector
+from rlpyt.utils.checks import check_kwargs
+from rlpyt.utils.hyperparams import COUNT, REQUIRED, STEPS, Hyperparams, copied_dict, hyperparam
 
 if TYPE_CHECKING:
-    from rlpyt.envs.base import Env
     from rlpyt.protocols import Agent, Collector
-    from rlpyt.samplers.evaluation import BaseEvalCollector
     from rlpyt.utils.collections import AttrDict
 
 EVAL_SEED_OFFSET = 1_000_003  # eval envs get seeds far from the training envs'
@@ -44,28 +45,16 @@ class CollectorClass(Protocol):
         ...
 
 
-EvalCollectorClass = Callable[..., "BaseEvalCollector"]
+EvalCollectorClass = Callable[..., BaseEvalCollector]
 """An evaluation collector class (``eval_CollectorCls``): makes a ``BaseEvalCollector``."""
 
 
-class BaseSampler:
+class BaseSampler(Hyperparams):
     """Common arguments and bookkeeping of all samplers.
 
-    Args:
-        EnvCls: Callable building one environment from ``env_kwargs`` (a class, or e.g.
-            ``rlpyt.envs.gym.make``).
-        env_kwargs: Keyword arguments for ``EnvCls``.
-        batch_T: Time steps per batch.
-        batch_B: Environment instances (columns of the batch).
-        CollectorCls: Collector class; its ``mid_batch_reset`` attribute becomes the sampler's.
-        max_decorrelation_steps: Each env first takes a random number (1..this) of random
-            actions so that episodes are out of phase; 0 to skip.
-        TrajInfoCls: Per-trajectory statistics class.
-        eval_n_envs: Environments used for evaluation (0: no evaluation).
-        eval_CollectorCls: Collector class for evaluation.
-        eval_env_kwargs: Keyword arguments for evaluation envs (default: ``env_kwargs``).
-        eval_max_steps: Total env steps budget of one evaluation (over all eval envs).
-        eval_max_trajectories: Stop evaluating after about this many complete trajectories.
+    The keywords below are declared once, here (``rlpyt.utils.hyperparams``); a sampler that
+    takes other defaults re-declares just those (``CollectorCls = hyperparam(CpuResetCollector)``)
+    and one that takes more keywords declares them (the parallel samplers' ``start_method``).
 
     Raises:
         ValueError: ``batch_T`` or ``batch_B`` below 1, ``max_decorrelation_steps`` or
@@ -75,48 +64,59 @@ class BaseSampler:
         TypeError: a number keyword is not a number, or ``env_kwargs`` do not fit ``EnvCls``.
     """
 
-    mid_batch_reset = True
+    # The annotations name what the module imports at run time (Env, BaseEvalCollector):
+    # hyperparams resolves them at class creation, for the --set type check and the table.
+    EnvCls: Callable[..., Env] = hyperparam(
+        REQUIRED,
+        "Callable building one environment from ``env_kwargs`` (a class, or e.g. "
+        "``rlpyt.envs.gym.make``).",
+    )
+    env_kwargs: dict = hyperparam(REQUIRED, "Keyword arguments for ``EnvCls``.", copied_dict)
+    batch_T: int = hyperparam(REQUIRED, "Time steps per batch.", COUNT)
+    batch_B: int = hyperparam(
+        REQUIRED, "Environment instances (columns of the batch).", COUNT
+    )
+    CollectorCls: CollectorClass = hyperparam(
+        REQUIRED, "Collector class; its ``mid_batch_reset`` attribute becomes the sampler's."
+    )
+    max_decorrelation_steps: int = hyperparam(
+        100,
+        "Each env first takes a random number (1..this) of random actions so that episodes "
+        "are out of phase; 0 to skip.",
+        STEPS,
+    )
+    TrajInfoCls: type[TrajInfo] = hyperparam(TrajInfo, "Per-trajectory statistics class.")
+    eval_n_envs: int = hyperparam(0, "Environments used for evaluation (0: no evaluation).", STEPS)
+    eval_CollectorCls: EvalCollectorClass | None = hyperparam(
+        None, "Collector class for evaluation."
+    )
+    eval_env_kwargs: dict | None = hyperparam(
+        None, "Keyword arguments for evaluation envs (None or empty: ``env_kwargs``).", copied_dict
+    )
+    eval_max_steps: int | None = hyperparam(
+        None,
+        "Total env steps budget of one evaluation (over all eval envs); needed when "
+        "``eval_n_envs > 0``.",
+        COUNT,
+    )
+    eval_max_trajectories: int | None = hyperparam(
+        None, "Stop evaluating after about this many complete trajectories (None: no limit).", COUNT
+    )
 
-    def __init__(
-        self,
-        EnvCls: Callable[..., Env],  # noqa: N803
-        env_kwargs: dict,
-        batch_T: int,  # noqa: N803
-        batch_B: int,  # noqa: N803
-        CollectorCls: CollectorClass,  # noqa: N803
-        max_decorrelation_steps: int = 100,
-        TrajInfoCls: type[TrajInfo] = TrajInfo,  # noqa: N803
-        eval_n_envs: int = 0,
-        eval_CollectorCls: EvalCollectorClass | None = None,  # noqa: N803
-        eval_env_kwargs: dict | None = None,
-        eval_max_steps: int | None = None,
-        eval_max_trajectories: int | None = None,
-    ):
-        owner = type(self).__name__
-        batch_T = check_number(owner, "batch_T", batch_T, low=1, integer=True)
-        batch_B = check_number(owner, "batch_B", batch_B, low=1, integer=True)
-        eval_n_envs = check_number(owner, "eval_n_envs", eval_n_envs, low=0, integer=True)
-        if eval_n_envs > 0 and eval_max_steps is None:
+    mid_batch_reset = True
+    batch_spec: BatchSpec
+
+    def __post_init__(self) -> None:
+        """Check that evaluation has a step budget, set ``batch_spec``, check ``env_kwargs``."""
+        if self.eval_n_envs > 0 and self.eval_max_steps is None:
             raise ValueError(
-                f"{owner}: eval_n_envs={eval_n_envs} needs eval_max_steps (the step budget of "
-                "one evaluation); pass eval_max_steps, or eval_n_envs=0 for no evaluation."
+                f"{type(self).__name__}: eval_n_envs={self.eval_n_envs} needs eval_max_steps (the "
+                "step budget of one evaluation); pass eval_max_steps, or eval_n_envs=0 for no "
+                "evaluation."
             )
-        self.EnvCls = EnvCls
-        self.env_kwargs = dict(env_kwargs or {})
-        self.batch_spec = BatchSpec(batch_T, batch_B)
-        self.CollectorCls = CollectorCls
-        self.max_decorrelation_steps = check_number(
-            owner, "max_decorrelation_steps", max_decorrelation_steps, low=0, integer=True
-        )
-        self.TrajInfoCls = TrajInfoCls
-        self.eval_n_envs = eval_n_envs
-        self.eval_CollectorCls = eval_CollectorCls
-        self.eval_env_kwargs = dict(eval_env_kwargs) if eval_env_kwargs else dict(self.env_kwargs)
-        self.eval_max_steps = _optional_count(owner, "eval_max_steps", eval_max_steps)
-        self.eval_max_trajectories = _optional_count(
-            owner, "eval_max_trajectories", eval_max_trajectories
-        )
-        self.mid_batch_reset = CollectorCls.mid_batch_reset
+        self.batch_spec = BatchSpec(self.batch_T, self.batch_B)
+        self.eval_env_kwargs = self.eval_env_kwargs or dict(self.env_kwargs)
+        self.mid_batch_reset = self.CollectorCls.mid_batch_reset
         self.check_env_kwargs()
 
     def check_env_kwargs(self) -> None:
@@ -184,11 +184,6 @@ class BaseSampler:
 
     def load_state_dict(self, state: dict) -> None:
         """Restore what :meth:`state_dict` returned."""
-
-
-def _optional_count(owner: str, name: str, value: int | None) -> int | None:
-    """None, or ``value`` as an ``int >= 1`` (raises, naming ``name``, otherwise)."""
-    return None if value is None else check_number(owner, name, value, low=1, integer=True)
 
 
 def check_env_kwargs(

@@ -1,7 +1,8 @@
 """Hyperparameters declared once: a typed field with its default, description and valid range.
 
-Box: utilities (used by the algorithms, ``rlpyt/algos``). A class that derives from
-:class:`Hyperparams` declares each of its constructor keywords as a class-level field::
+Box: utilities (used by the algorithms, ``rlpyt/algos``, and the samplers). A class that
+derives from :class:`Hyperparams` declares each of its constructor keywords as a class-level
+field::
 
     class DQN(ReplayRlAlgorithm):
         delta_clip: float | None = hyperparam(1.0, "Huber threshold; None: squared error.",
@@ -25,7 +26,10 @@ hyperparam(new_default)`` changes a default (description, range and type stay th
 parent's); ``after="other"`` (or ``after=FIRST``) places a new or re-declared field right after
 ``other`` in the positional order, otherwise a re-declared field keeps its place and a new one
 goes last; ``name = fixed(value)`` takes an inherited field out of the constructor (the class
-sets it). A class that writes its own ``__init__`` (or inherits a hand-written one) keeps it:
+sets it). ``hyperparam(REQUIRED, ...)`` declares a keyword without default (the samplers'
+``EnvCls``), and ``keyword_only=True`` one that cannot be passed by position (the parallel
+samplers' ``start_method``): keyword-only fields come after all the others, in their order.
+A class that writes its own ``__init__`` (or inherits a hand-written one) keeps it:
 nothing is generated for it. Invariant: ``Cls.__hyperparams__`` holds every field in
 constructor order, and the generated ``__init__`` sets each of them on the instance before
 ``__post_init__`` runs.
@@ -52,6 +56,7 @@ __all__ = [
     "NUMBER",
     "POSITIVE",
     "POSITIVE_OR_INF",
+    "REQUIRED",
     "STEPS",
     "Hyperparam",
     "Hyperparams",
@@ -63,6 +68,9 @@ __all__ = [
 
 FIRST = "<first>"
 """``after=FIRST``: the field comes first in the positional order."""
+
+REQUIRED: Any = inspect.Parameter.empty
+"""``hyperparam(REQUIRED, ...)``: a keyword without default (the caller must pass it)."""
 
 _INHERIT: Any = object()  # a field's part taken from the parent's declaration
 _GENERATED: set[Any] = set()  # the constructors made by _make_init
@@ -131,6 +139,7 @@ class Hyperparam:
         valid: A :class:`Range` or a check ``(owner, name, value) -> value`` (None: any value).
         type: The declared type (from the class annotation).
         keyword: False for a field the class sets itself (:func:`fixed`).
+        keyword_only: True for a keyword that cannot be passed by position.
         after: Where the declaration puts the field (see the module docstring).
     """
 
@@ -143,6 +152,7 @@ class Hyperparam:
         after: str | None = None,
         type: Any = _INHERIT,
         keyword: bool = True,
+        keyword_only: Any = _INHERIT,
     ):
         self.name = ""
         self.default = default
@@ -150,6 +160,7 @@ class Hyperparam:
         self.valid = valid
         self.type = type
         self.keyword = keyword
+        self.keyword_only = keyword_only
         self.after = after
 
     def inherit(self, name: str, parent: Hyperparam | None, annotation: Any, owner: str) -> None:
@@ -164,6 +175,8 @@ class Hyperparam:
         for part in ("doc", "valid", "type"):
             if getattr(self, part) is _INHERIT:
                 setattr(self, part, getattr(parent, part) if parent else None)
+        if self.keyword_only is _INHERIT:
+            self.keyword_only = parent.keyword_only if parent else False
         if annotation is not None and parent is None and self.type is None:
             self.type = annotation
         if parent is None and (not self.doc or self.type is None):
@@ -179,12 +192,20 @@ class Hyperparam:
         return bool(value) if self.type is bool else value
 
     def describe(self) -> str:
-        """``name (type): description. Valid: range. Default: value.``, for the docstring."""
+        """``name (type): description. Valid: range. Default: value.``, for the docstring.
+
+        A required keyword says ``Required.`` instead of its default; a keyword-only one adds
+        ``Keyword-only.``
+        """
         text = f"{self.name} ({_type_text(self.type)}): {self.doc}"
         valid = _valid_text(self.valid)
         if valid:
             text += f" Valid: {valid}."
-        return f"{text} Default: ``{_default_text(self.default)}``."
+        if self.default is REQUIRED:
+            text += " Required."
+        else:
+            text += f" Default: ``{_default_text(self.default)}``."
+        return f"{text} Keyword-only." if self.keyword_only else text
 
 
 def hyperparam(
@@ -194,11 +215,13 @@ def hyperparam(
     *,
     after: str | None = None,
     type: Any = None,
+    keyword_only: bool | None = None,
 ) -> Any:
     """Declare a hyperparameter (or change an inherited one): see the module docstring.
 
     Args:
-        default: Its default (re-declared without one: the parent's).
+        default: Its default (re-declared without one: the parent's; ``REQUIRED``: none, the
+            caller passes it).
         doc: One line for the docstring (re-declared without one: the parent's).
         valid: A :class:`Range` (``COUNT``, ``FRACTION``, ...) or a check ``(owner, name,
             value) -> value`` that raises naming the keyword (re-declared without one: the
@@ -206,6 +229,8 @@ def hyperparam(
         after: Place it right after this field (``FIRST``: first) in the positional order.
         type: The keyword's type where it differs from the attribute's annotation (TD3's
             ``learning_rate``: ``float | None`` as a keyword, a float once resolved).
+        keyword_only: True: the keyword cannot be passed by position (re-declared without one:
+            the parent's; None on a new field: False).
 
     Returns:
         The declaration (typed ``Any`` so that ``x: float = hyperparam(...)`` type-checks).
@@ -216,6 +241,7 @@ def hyperparam(
         _INHERIT if valid is None else valid,
         after=after,
         type=_INHERIT if type is None else type,
+        keyword_only=_INHERIT if keyword_only is None else keyword_only,
     )
 
 
@@ -294,7 +320,8 @@ def _merged_fields(
         items = list(fields.items())
         at = 0 if field.after == FIRST else [n for n, _ in items].index(field.after) + 1
         fields = dict([*items[:at], (name, field), *items[at:]])
-    return fields
+    # Python's order of parameters: the keyword-only ones after the others.
+    return dict(sorted(fields.items(), key=lambda item: bool(item[1].keyword_only)))
 
 
 def _resolve(cls: type, name: str, annotation: Any) -> Any:
@@ -316,12 +343,18 @@ def _make_init(cls: type) -> Callable[..., None]:
     """The constructor of ``cls``: bind, check, store every field, then ``__post_init__``."""
     fields = cls.__hyperparams__  # type: ignore[attr-defined]
     keywords = [f for f in fields.values() if f.keyword]
-    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    keyword_only = inspect.Parameter.KEYWORD_ONLY
     signature = inspect.Signature(
         [
-            inspect.Parameter("self", kind),
+            inspect.Parameter("self", positional),
             *(
-                inspect.Parameter(f.name, kind, default=f.default, annotation=f.type)
+                inspect.Parameter(
+                    f.name,
+                    keyword_only if f.keyword_only else positional,
+                    default=f.default,
+                    annotation=f.type,
+                )
                 for f in keywords
             ),
         ]
@@ -377,7 +410,7 @@ def _allows_none(annotation: Any) -> bool:
 def _type_text(annotation: Any) -> str:
     if isinstance(annotation, type) and not typing.get_args(annotation):
         return annotation.__name__
-    return str(annotation).replace("typing.", "")
+    return str(annotation).replace("typing.", "").replace("collections.abc.", "")
 
 
 def _valid_text(valid: Any) -> str:

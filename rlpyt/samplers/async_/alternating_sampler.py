@@ -5,12 +5,10 @@ Box: Sampler. The asynchronous twins of :mod:`rlpyt.samplers.parallel.gpu.altern
 workers and an even ``batch_B``): AsyncRl's sampler process serves actions to one group while
 the other steps its envs, from its own model (sampler ``cuda_idx``, or CPU when None), into the
 double buffer's current half. The defaults are rlpyt's: ``DbGpuResetCollector`` and
-``GpuEvalCollector`` (the synchronous classes' constructors).
+``GpuEvalCollector``.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from rlpyt.samplers.async_.action_server import (
     AsyncAlternatingActionServer,
@@ -22,21 +20,20 @@ from rlpyt.samplers.parallel.gpu.alternating_sampler import (
     AlternatingSampler,
     NoOverlapAlternatingSampler,
 )
+from rlpyt.utils.hyperparams import hyperparam
 
 
 class AsyncAlternatingSampler(  # type: ignore[misc]
     AsyncParallelSamplerMixin, AsyncAlternatingActionServer, AlternatingSampler
 ):
-    """Alternating sampling in AsyncRl's sampler process (arguments: see ParallelSamplerBase)."""
+    """Alternating sampling in AsyncRl's sampler process."""
 
-    def __init__(self, *args: Any, CollectorCls: Any = DbGpuResetCollector, **kwargs: Any):  # noqa: N803
-        super().__init__(*args, CollectorCls=CollectorCls, **kwargs)  # type: ignore[misc]
+    CollectorCls = hyperparam(DbGpuResetCollector)
 
 
 class AsyncNoOverlapAlternatingSampler(  # type: ignore[misc]
     AsyncParallelSamplerMixin, AsyncNoOverlapAlternatingActionServer, NoOverlapAlternatingSampler
 ):
-    """The no-overlap alternating sampling in AsyncRl's sampler process (see above)."""
+    """The no-overlap alternating sampling in AsyncRl's sampler process."""
 
-    def __init__(self, *args: Any, CollectorCls: Any = DbGpuResetCollector, **kwargs: Any):  # noqa: N803
-        super().__init__(*args, CollectorCls=CollectorCls, **kwargs)  # type: ignore[misc]
+    CollectorCls = hyperparam(DbGpuResetCollector)

@@ -9,61 +9,27 @@ into it before every batch and evaluation.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.samplers.async_.base import AsyncSamplerMixin, pin_sampler_process
 from rlpyt.samplers.async_.collectors import DbCpuResetCollector
 from rlpyt.samplers.buffer import build_samples_buffer, get_example_outputs
-from rlpyt.samplers.evaluation import SerialEvalCollector
 from rlpyt.samplers.serial.sampler import SerialSampler
 from rlpyt.samplers.vector import collector_class, make_envs
 from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.hyperparams import hyperparam
 from rlpyt.utils.shared_memory import check_shared_memory, nbytes_of
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import Env
     from rlpyt.protocols import Agent
-    from rlpyt.samplers.base import CollectorClass, EvalCollectorClass
-    from rlpyt.samplers.collections import Samples
+    from rlpyt.samplers.collections import Samples, TrajInfo
 
 
 class AsyncSerialSampler(AsyncSamplerMixin, SerialSampler):  # type: ignore[misc]
-    """Serial sampling in AsyncRl's sampler process (arguments: see BaseSampler).
+    """Serial sampling in AsyncRl's sampler process."""
 
-    Defaults: ``CollectorCls=DbCpuResetCollector``, ``eval_CollectorCls=SerialEvalCollector``.
-    """
-
-    def __init__(
-        self,
-        EnvCls: Callable[..., Env],  # noqa: N803
-        env_kwargs: dict,
-        batch_T: int,  # noqa: N803
-        batch_B: int,  # noqa: N803
-        CollectorCls: CollectorClass = DbCpuResetCollector,  # noqa: N803
-        max_decorrelation_steps: int = 100,
-        TrajInfoCls: type[TrajInfo] = TrajInfo,  # noqa: N803
-        eval_n_envs: int = 0,
-        eval_CollectorCls: EvalCollectorClass | None = SerialEvalCollector,  # noqa: N803
-        eval_env_kwargs: dict | None = None,
-        eval_max_steps: int | None = None,
-        eval_max_trajectories: int | None = None,
-    ):
-        super().__init__(
-            EnvCls=EnvCls,
-            env_kwargs=env_kwargs,
-            batch_T=batch_T,
-            batch_B=batch_B,
-            CollectorCls=CollectorCls,
-            max_decorrelation_steps=max_decorrelation_steps,
-            TrajInfoCls=TrajInfoCls,
-            eval_n_envs=eval_n_envs,
-            eval_CollectorCls=eval_CollectorCls,
-            eval_env_kwargs=eval_env_kwargs,
-            eval_max_steps=eval_max_steps,
-            eval_max_trajectories=eval_max_trajectories,
-        )
+    CollectorCls = hyperparam(DbCpuResetCollector)
 
     def _build_buffers(self, agent: Agent, env: Env, bootstrap_value: bool) -> AttrDict:
         """Check /dev/shm has room for both halves, then allocate half 0 in shared memory."""

@@ -39,8 +39,8 @@ from rlpyt.samplers.noise import SamplingNoise
 from rlpyt.samplers.parallel.worker import GET_STATE, NO_STATE_OP, SET_STATE, sampling_process
 from rlpyt.samplers.parallel.worker_group import WorkerGroup
 from rlpyt.samplers.vector import make_example_env
-from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.hyperparams import POSITIVE, hyperparam
 from rlpyt.utils.launching.affinity import validate_affinity
 from rlpyt.utils.launching.cpus import allowed_cpus
 from rlpyt.utils.shared_memory import check_shared_memory, nbytes_of
@@ -48,69 +48,47 @@ from rlpyt.utils.shared_memory import check_shared_memory, nbytes_of
 if TYPE_CHECKING:
     from rlpyt.envs.base import Env
     from rlpyt.protocols import Agent
-    from rlpyt.samplers.base import CollectorClass, EvalCollectorClass
 
 START_METHODS = ("fork", "forkserver", "spawn")
 
 
-class ParallelSamplerBase(BaseSampler):
-    """Common machinery of the parallel samplers.
+def check_start_method(owner: str, name: str, value: str | None) -> str | None:
+    """``value`` if it is one of :data:`START_METHODS` or None, else raise ValueError."""
+    if value is not None and value not in START_METHODS:
+        raise ValueError(f"{name} must be one of {START_METHODS} or None.")
+    return value
 
-    Args:
-        EnvCls, env_kwargs, batch_T, batch_B, CollectorCls, max_decorrelation_steps,
-            TrajInfoCls, eval_n_envs, eval_CollectorCls, eval_env_kwargs, eval_max_steps,
-            eval_max_trajectories: As :class:`~rlpyt.samplers.base.BaseSampler`.
-        start_method: "fork", "forkserver" or "spawn"; None means "fork" where the OS has it
-            (Linux), else the platform default. Everything workers need goes in their Process
-            arguments, so all three work; spawn needs a picklable ``EnvCls`` and agent and an
-            ``if __name__ == "__main__":`` guard in the script.
-        worker_timeout: Seconds the master waits for a worker making no progress (one batch
-            of a CPU worker, one time step of a GPU worker) before raising TimeoutError.
-    """
+
+check_start_method.description = f"one of {START_METHODS} or None"  # type: ignore[attr-defined]
+
+
+class ParallelSamplerBase(BaseSampler):
+    """Common machinery of the parallel samplers: BaseSampler's keywords and two of their own."""
+
+    start_method: str | None = hyperparam(
+        None,
+        "``fork``, ``forkserver`` or ``spawn``; None: ``fork`` where the OS has it (Linux), else "
+        "the platform default. Everything workers need goes in their Process arguments, so all "
+        "three work; spawn needs a picklable ``EnvCls`` and agent and an ``if __name__ == "
+        '"__main__":`` guard in the script.',
+        check_start_method,
+        keyword_only=True,
+    )
+    worker_timeout: float = hyperparam(
+        600.0,
+        "Seconds the master waits for a worker making no progress (one batch of a CPU worker, "
+        "one time step of a GPU worker) before raising TimeoutError.",
+        POSITIVE,
+        keyword_only=True,
+    )
 
     gpu = False
     alternating = False
 
-    def __init__(
-        self,
-        EnvCls: Callable[..., Env],  # noqa: N803
-        env_kwargs: dict,
-        batch_T: int,  # noqa: N803
-        batch_B: int,  # noqa: N803
-        CollectorCls: CollectorClass,  # noqa: N803
-        max_decorrelation_steps: int = 100,
-        TrajInfoCls: type[TrajInfo] = TrajInfo,  # noqa: N803
-        eval_n_envs: int = 0,
-        eval_CollectorCls: EvalCollectorClass | None = None,  # noqa: N803
-        eval_env_kwargs: dict | None = None,
-        eval_max_steps: int | None = None,
-        eval_max_trajectories: int | None = None,
-        *,
-        start_method: str | None = None,
-        worker_timeout: float = 600.0,
-    ):
-        super().__init__(
-            EnvCls=EnvCls,
-            env_kwargs=env_kwargs,
-            batch_T=batch_T,
-            batch_B=batch_B,
-            CollectorCls=CollectorCls,
-            max_decorrelation_steps=max_decorrelation_steps,
-            TrajInfoCls=TrajInfoCls,
-            eval_n_envs=eval_n_envs,
-            eval_CollectorCls=eval_CollectorCls,
-            eval_env_kwargs=eval_env_kwargs,
-            eval_max_steps=eval_max_steps,
-            eval_max_trajectories=eval_max_trajectories,
-        )
-        if start_method is not None and start_method not in START_METHODS:
-            raise ValueError(f"start_method must be one of {START_METHODS} or None.")
-        self.start_method = start_method
-        self.worker_timeout = float(
-            check_number(
-                type(self).__name__, "worker_timeout", worker_timeout, low=0, low_open=True
-            )
-        )
+    def __post_init__(self) -> None:
+        """The checks of BaseSampler; no workers until ``initialize``."""
+        super().__post_init__()
+        self.worker_timeout = float(self.worker_timeout)
         self.workers: WorkerGroup | None = None  # set when the workers start
         self._shut_down = False
 

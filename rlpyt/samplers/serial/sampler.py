@@ -10,7 +10,6 @@ cheap envs where one process is fast enough. It uses the shared collectors of
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from rlpyt.envs.traj_info import TrajInfo, TrajInfoFactory
@@ -21,51 +20,25 @@ from rlpyt.samplers.collections import Samples
 from rlpyt.samplers.evaluation import SerialEvalCollector
 from rlpyt.samplers.state import collector_state, load_collector_state
 from rlpyt.samplers.vector import collector_class, make_envs, make_example_env
+from rlpyt.utils.hyperparams import hyperparam
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import Env
     from rlpyt.protocols import Agent
-    from rlpyt.samplers.base import CollectorClass, EvalCollectorClass
     from rlpyt.utils.collections import AttrDict
 
 __all__ = ["EVAL_SEED_OFFSET", "SerialSampler"]  # EVAL_SEED_OFFSET: kept importable from here
 
 
 class SerialSampler(BaseSampler):
-    """Samples ``[T, B]`` batches in the calling process (see BaseSampler for the arguments).
+    """Samples ``[T, B]`` batches in the calling process."""
 
-    Defaults: ``CollectorCls=CpuResetCollector``, ``eval_CollectorCls=SerialEvalCollector``.
-    """
+    CollectorCls = hyperparam(CpuResetCollector)
+    eval_CollectorCls = hyperparam(SerialEvalCollector)
 
-    def __init__(
-        self,
-        EnvCls: Callable[..., Env],  # noqa: N803
-        env_kwargs: dict,
-        batch_T: int,  # noqa: N803
-        batch_B: int,  # noqa: N803
-        CollectorCls: CollectorClass = CpuResetCollector,  # noqa: N803
-        max_decorrelation_steps: int = 100,
-        TrajInfoCls: type[TrajInfo] = TrajInfo,  # noqa: N803
-        eval_n_envs: int = 0,
-        eval_CollectorCls: EvalCollectorClass | None = SerialEvalCollector,  # noqa: N803
-        eval_env_kwargs: dict | None = None,
-        eval_max_steps: int | None = None,
-        eval_max_trajectories: int | None = None,
-    ):
-        super().__init__(
-            EnvCls=EnvCls,
-            env_kwargs=env_kwargs,
-            batch_T=batch_T,
-            batch_B=batch_B,
-            CollectorCls=CollectorCls,
-            max_decorrelation_steps=max_decorrelation_steps,
-            TrajInfoCls=TrajInfoCls,
-            eval_n_envs=eval_n_envs,
-            eval_CollectorCls=eval_CollectorCls,
-            eval_env_kwargs=eval_env_kwargs,
-            eval_max_steps=eval_max_steps,
-            eval_max_trajectories=eval_max_trajectories,
-        )
+    def __post_init__(self) -> None:
+        """The checks of BaseSampler; no envs until ``initialize``."""
+        super().__post_init__()
         self.envs: list[Env] = []
         self.eval_envs: list[Env] = []
 

@@ -28,7 +28,7 @@ from rlpyt.envs.gym import make as gym_make
 from rlpyt.runners.config_record import component_record
 from rlpyt.runners.minibatch_rl import MinibatchRl
 from rlpyt.samplers.serial.sampler import SerialSampler
-from rlpyt.utils.hyperparams import FIRST, FRACTION, Hyperparams, fixed, hyperparam
+from rlpyt.utils.hyperparams import FIRST, FRACTION, REQUIRED, Hyperparams, fixed, hyperparam
 from rlpyt.utils.logging import logger
 from rlpyt.utils.tensor import select_at_indexes
 
@@ -156,6 +156,33 @@ def test_fields_are_instance_attributes_only():
     plain, other = Plain(), Plain(size=4)
     assert (plain.size, other.size) == (3, 4)
     assert A2C().optim_kwargs == {} and A2C().optim_kwargs is not A2C().optim_kwargs
+
+
+def test_required_and_keyword_only_fields():
+    class Parts(Hyperparams):
+        timeout: float = hyperparam(1.0, "Seconds.", keyword_only=True)
+        size: int = hyperparam(REQUIRED, "A size.")
+        name: str = hyperparam("a", "A name.")
+
+    class Longer(Parts):
+        timeout = hyperparam(2.0)  # stays keyword-only
+        extra: int = hyperparam(0, "Added last among the positional ones.")
+
+    kinds = [(p.name, p.kind.name, p.default) for p in inspect.signature(Longer).parameters.values()]
+    assert kinds == [
+        ("size", "POSITIONAL_OR_KEYWORD", inspect.Parameter.empty),
+        ("name", "POSITIONAL_OR_KEYWORD", "a"),
+        ("extra", "POSITIONAL_OR_KEYWORD", 0),
+        ("timeout", "KEYWORD_ONLY", 2.0),
+    ]
+    assert (Longer(3, "b", 1, timeout=5.0).timeout, Longer(3).size) == (5.0, 3)
+    with pytest.raises(TypeError, match=r"Longer\(\): missing a required argument: 'size'"):
+        Longer()
+    with pytest.raises(TypeError, match=r"Longer\(\): too many positional arguments"):
+        Longer(3, "b", 1, 5.0)
+    doc = inspect.getdoc(Longer)
+    assert "size (int): A size. Required." in doc
+    assert "timeout (float): Seconds. Default: ``2.0``. Keyword-only." in doc
 
 
 # ---- checks at construction -------------------------------------------------------------

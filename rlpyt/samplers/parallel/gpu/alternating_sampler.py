@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 
 class AlternatingSamplerBase(GpuSamplerBase):
-    """Two-group layout of envs and workers (arguments: see ParallelSamplerBase)."""
+    """Two-group layout of envs and workers."""
 
     alternating = True
 

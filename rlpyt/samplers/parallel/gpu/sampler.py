@@ -13,18 +13,17 @@ protocol: ``action_server.py``). Evaluation uses a second pair, ``eval_obs_ready
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from multiprocessing.context import BaseContext
 from typing import TYPE_CHECKING
 
 from rlpyt.samplers.buffer import build_step_buffer
-from rlpyt.samplers.collections import TrajInfo
 from rlpyt.samplers.noise import install_sampling_noise
 from rlpyt.samplers.parallel.base import ParallelSamplerBase
 from rlpyt.samplers.parallel.gpu.action_server import ActionServer
 from rlpyt.samplers.parallel.gpu.collectors import GpuEvalCollector, GpuResetCollector
 from rlpyt.samplers.parallel.worker_group import WorkerGroup
 from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.hyperparams import hyperparam
 from rlpyt.utils.launching.affinity import master_core_affinity
 from rlpyt.utils.launching.cpus import allowed_cpus
 from rlpyt.utils.shared_memory import np_mp_array
@@ -32,51 +31,15 @@ from rlpyt.utils.shared_memory import np_mp_array
 if TYPE_CHECKING:
     from rlpyt.envs.base import Env
     from rlpyt.protocols import Agent
-    from rlpyt.samplers.base import CollectorClass, EvalCollectorClass
 
 
 class GpuSamplerBase(ParallelSamplerBase):
-    """Parallel sampler whose agent runs in the master (arguments: see ParallelSamplerBase).
+    """Parallel sampler whose agent runs in the master."""
 
-    Defaults: ``CollectorCls=GpuResetCollector``, ``eval_CollectorCls=GpuEvalCollector``.
-    """
+    CollectorCls = hyperparam(GpuResetCollector)
+    eval_CollectorCls = hyperparam(GpuEvalCollector)
 
     gpu = True
-
-    def __init__(
-        self,
-        EnvCls: Callable[..., Env],  # noqa: N803
-        env_kwargs: dict,
-        batch_T: int,  # noqa: N803
-        batch_B: int,  # noqa: N803
-        CollectorCls: CollectorClass = GpuResetCollector,  # noqa: N803
-        max_decorrelation_steps: int = 100,
-        TrajInfoCls: type[TrajInfo] = TrajInfo,  # noqa: N803
-        eval_n_envs: int = 0,
-        eval_CollectorCls: EvalCollectorClass | None = GpuEvalCollector,  # noqa: N803
-        eval_env_kwargs: dict | None = None,
-        eval_max_steps: int | None = None,
-        eval_max_trajectories: int | None = None,
-        *,
-        start_method: str | None = None,
-        worker_timeout: float = 600.0,
-    ):
-        super().__init__(
-            EnvCls=EnvCls,
-            env_kwargs=env_kwargs,
-            batch_T=batch_T,
-            batch_B=batch_B,
-            CollectorCls=CollectorCls,
-            max_decorrelation_steps=max_decorrelation_steps,
-            TrajInfoCls=TrajInfoCls,
-            eval_n_envs=eval_n_envs,
-            eval_CollectorCls=eval_CollectorCls,
-            eval_env_kwargs=eval_env_kwargs,
-            eval_max_steps=eval_max_steps,
-            eval_max_trajectories=eval_max_trajectories,
-            start_method=start_method,
-            worker_timeout=worker_timeout,
-        )
 
     def _sampler_affinity(self, affinity: dict) -> dict:
         """With ``cuda_idx``, the default worker layout leaves the master one core.
@@ -140,7 +103,6 @@ class GpuSamplerBase(ParallelSamplerBase):
 class GpuSampler(ActionServer, GpuSamplerBase):
     """Parallel sampler with the agent in the master, one batched forward per time step.
 
-    Arguments: see ParallelSamplerBase (collectors: GpuResetCollector / GpuWaitResetCollector,
-    GpuEvalCollector). The action server's ``_serve_batch`` / ``_serve_evaluation`` are the
-    sampler's hooks.
+    Training collectors: GpuResetCollector (the default) or GpuWaitResetCollector. The action
+    server's ``_serve_batch`` / ``_serve_evaluation`` are the sampler's hooks.
     """
