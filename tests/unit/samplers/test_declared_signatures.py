@@ -2,11 +2,10 @@
 
 The samplers declare their keywords once (``rlpyt.utils.hyperparams``): BaseSampler the shared
 ones, ParallelSamplerBase its two keyword-only ones, and each sampler only the defaults it
-changes. ``RECORDED`` holds each class's ``inspect.signature`` (name, kind, default, in order)
-as the hand-written constructors had it; the derived ones must match it exactly. The two
-asynchronous alternating samplers had a ``(*args, CollectorCls=..., **kwargs)`` pass-through
-over AlternatingSampler's list; theirs is now that list in full (every call the pass-through
-took binds the same way), recorded in ``ASYNC_ALTERNATING``.
+changes. ``RECORDED`` holds each class's ``inspect.signature`` (name, kind, default, in order):
+the derived ones must match it exactly, so a declaration that moves, renames, re-defaults or
+changes the kind of a keyword fails here. ``ASYNC_ALTERNATING``: the asynchronous alternating
+samplers take AlternatingSampler's list with the double-buffer collector.
 """
 
 import inspect
@@ -125,7 +124,7 @@ def test_positional_call_binds_rlpyt_order():
     assert sampler.env_kwargs == {} and sampler.eval_env_kwargs == {}
 
 
-def test_an_async_alternating_call_of_the_pass_through_binds_the_same_way():
+def test_async_alternating_samplers_take_the_gpu_keywords_with_their_collector():
     sampler = AsyncAlternatingSampler(
         ProbeEnv, {}, 4, 2, eval_n_envs=2, eval_max_steps=20, worker_timeout=5
     )
