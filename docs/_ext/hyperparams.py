@@ -44,6 +44,7 @@ _KINDS = {
     inspect.Parameter.KEYWORD_ONLY: griffe.ParameterKind.keyword_only,
 }
 
+
 def _default(value: Any) -> str:
     if isinstance(value, type):
         return f"{value.__module__}.{value.__qualname__}"

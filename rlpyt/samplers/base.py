@@ -65,7 +65,7 @@ class BaseSampler(Hyperparams):
     """
 
     # The annotations name what the module imports at run time (Env, BaseEvalCollector):
-    # hyperparams resolves them at class creation, for the --set type check and the table.
+    # hyperparams resolves them at class creation (the signature and the docstring table).
     EnvCls: Callable[..., Env] = hyperparam(
         REQUIRED,
         "Callable building one environment from ``env_kwargs`` (a class, or e.g. "
@@ -73,9 +73,7 @@ class BaseSampler(Hyperparams):
     )
     env_kwargs: dict = hyperparam(REQUIRED, "Keyword arguments for ``EnvCls``.", copied_dict)
     batch_T: int = hyperparam(REQUIRED, "Time steps per batch.", COUNT)
-    batch_B: int = hyperparam(
-        REQUIRED, "Environment instances (columns of the batch).", COUNT
-    )
+    batch_B: int = hyperparam(REQUIRED, "Environment instances (columns of the batch).", COUNT)
     CollectorCls: CollectorClass = hyperparam(
         REQUIRED, "Collector class; its ``mid_batch_reset`` attribute becomes the sampler's."
     )
@@ -90,8 +88,11 @@ class BaseSampler(Hyperparams):
     eval_CollectorCls: EvalCollectorClass | None = hyperparam(
         None, "Collector class for evaluation."
     )
-    eval_env_kwargs: dict | None = hyperparam(
-        None, "Keyword arguments for evaluation envs (None or empty: ``env_kwargs``).", copied_dict
+    eval_env_kwargs: dict = hyperparam(  # a dict once __post_init__ has resolved it
+        None,
+        "Keyword arguments for evaluation envs (None or empty: ``env_kwargs``).",
+        copied_dict,
+        type=dict | None,
     )
     eval_max_steps: int | None = hyperparam(
         None,

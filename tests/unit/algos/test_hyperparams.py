@@ -168,7 +168,9 @@ def test_required_and_keyword_only_fields():
         timeout = hyperparam(2.0)  # stays keyword-only
         extra: int = hyperparam(0, "Added last among the positional ones.")
 
-    kinds = [(p.name, p.kind.name, p.default) for p in inspect.signature(Longer).parameters.values()]
+    kinds = [
+        (p.name, p.kind.name, p.default) for p in inspect.signature(Longer).parameters.values()
+    ]
     assert kinds == [
         ("size", "POSITIONAL_OR_KEYWORD", inspect.Parameter.empty),
         ("name", "POSITIONAL_OR_KEYWORD", "a"),

@@ -28,8 +28,7 @@ def build(algo="ppo", env="CartPole-v1", **overrides):
         ),
         ("model.hidden_sizes", [64, 6.5], "not the list [64,6.5]"),
         ("runner.target_reward", "high", "expected a number or none"),
-        ("sampler.batch_T", "abc", "expected an int (e.g. 32), not the text 'abc'"),
-        ("sampler.eval_max_steps", "abc", "expected an int or none (e.g. 4), not the text 'abc'"),
+        ("sampler.batch_T", "abc", "expected an int (e.g. 32), not the text 'abc'"),  # config's
         ("optim.betas", 7, "expected a list of 2 values (e.g. [0.9,0.999]), not the int 7"),
         ("agent.model_kwargs.hidden_sizes", "abc", "expected an int, a list of ints or none"),
     ],

@@ -109,13 +109,18 @@ def test_every_sampler_class_is_recorded():
 @pytest.mark.parametrize("cls", list(ALL), ids=lambda cls: cls.__name__)
 def test_help_lists_every_keyword_with_its_default(cls):
     text = pydoc.render_doc(cls, renderer=pydoc.plaintext)
-    for name, _, default in ALL[cls]:
-        assert f"    {name} (" in text, name
-    collector = dict((name, default) for name, _, default in ALL[cls])["CollectorCls"]
-    if collector is not REQUIRED:
-        assert f"Default: ``{collector.__module__}.{collector.__qualname__}``" in text
-    else:
-        assert "CollectorCls (CollectorClass): Collector class" in text
+    for name, kind, default in ALL[cls]:
+        line = next(line for line in text.splitlines() if line.lstrip(" |").startswith(f"{name} ("))
+        if default is REQUIRED:
+            assert "Required." in line, line
+        else:
+            shown = (
+                f"{default.__module__}.{default.__qualname__}"
+                if inspect.isclass(default)
+                else repr(default)
+            )
+            assert f"Default: ``{shown}``" in line, line
+        assert ("Keyword-only." in line) == (kind is K), line
 
 
 def test_positional_call_binds_rlpyt_order():
