@@ -31,7 +31,12 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from rlpyt.cli.compose import build_components, recorded_config
-from rlpyt.cli.errors import is_known_failure, record_traceback, verbose_option
+from rlpyt.cli.errors import (
+    is_known_failure,
+    record_traceback,
+    reported_by_runner,
+    verbose_option,
+)
 from rlpyt.cli.options import AlgorithmType, run_options, spec_from_options
 from rlpyt.cli.spec import RUNS_DIR, RunSpec
 from rlpyt.utils.logging.context import logger_context, record_params_section
@@ -292,15 +297,16 @@ class TrialRunner:
             record_params_section("cli", spec.to_dict())  # as rlpyt train: playable
             rows = runner.iter_train()
             try:
-                for row in rows:
-                    self.check_metric(row)
-                    value, step = row.get(self.metric), row.get("Diagnostics/CumSteps")
-                    if value is None or not math.isfinite(value) or step is None:
-                        continue  # no completed trajectory yet: nothing to report
-                    last = float(value)
-                    trial.report(last, int(step))
-                    if trial.should_prune():
-                        raise optuna.TrialPruned(f"{self.metric} {last:g} at step {int(step)}")
+                with reported_by_runner():  # the runner's last line says how a trial failed
+                    for row in rows:
+                        self.check_metric(row)
+                        value, step = row.get(self.metric), row.get("Diagnostics/CumSteps")
+                        if value is None or not math.isfinite(value) or step is None:
+                            continue  # no completed trajectory yet: nothing to report
+                        last = float(value)
+                        trial.report(last, int(step))
+                        if trial.should_prune():
+                            raise optuna.TrialPruned(f"{self.metric} {last:g} at step {int(step)}")
             except Exception as error:  # the terminal gets one message (rlpyt.cli.errors)
                 if is_known_failure(error):  # (not a pruned trial or a usage error)
                     record_traceback(error, os.path.join(self.study_dir, f"run_{trial.number}"))

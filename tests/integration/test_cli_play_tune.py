@@ -321,3 +321,19 @@ def test_play_render_human_without_a_display_fails_with_a_message(cartpole_run, 
     assert result.returncode != 0
     assert "--render human needs a display" in result.stderr and "--video" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_tune_trial_that_diverges_says_so_once(tmp_path) -> None:
+    """The runner's line reports the divergence; the command adds only where the traceback is."""
+    result = rlpyt(
+        "tune", "ppo", "--env", "CartPole-v1", "--trials", "1", "--steps", "512",
+        "--log-interval", "256", "--set", "algo.learning_rate=1e38", "--log-dir", "study",
+        cwd=str(tmp_path),
+    )  # fmt: skip
+    assert result.returncode == 1
+    output = result.stdout + result.stderr
+    assert output.count("Training diverged in iteration") == 1, output
+    assert "Traceback" not in output
+    debug_log = tmp_path / "study" / "run_0" / "debug.log"
+    assert f"(The traceback is in {debug_log}" in result.stderr
+    assert "Traceback" in debug_log.read_text()
