@@ -62,6 +62,7 @@ __all__ = [
     "Hyperparams",
     "Range",
     "copied_dict",
+    "described",
     "fixed",
     "hyperparam",
 ]
@@ -117,16 +118,40 @@ FRACTION = Range(low=0, high=1)
 NUMBER = Range()
 
 
+Check = Callable[[str, str, Any], Any]
+
+
+class DescribedCheck:
+    """A check ``(owner, name, value) -> value`` with its valid values in words.
+
+    Made by :func:`described`; the docstring table shows ``description`` as the valid range.
+    """
+
+    def __init__(self, check: Check, description: str):
+        self.check = check
+        self.description = description
+        self.__doc__ = check.__doc__
+        self.__name__ = getattr(check, "__name__", "check")
+
+    def __call__(self, owner: str, name: str, value: Any) -> Any:
+        return self.check(owner, name, value)
+
+
+def described(description: str) -> Callable[[Check], DescribedCheck]:
+    """Decorate a check function with its valid values in words (``"'uniform' or 'gaussian'"``)."""
+
+    def decorate(check: Check) -> DescribedCheck:
+        return DescribedCheck(check, description)
+
+    return decorate
+
+
+@described("a dict (copied; None: {})")
 def copied_dict(owner: str, name: str, value: object) -> dict[str, Any]:
     """A copy of a dict keyword (None: ``{}``), so that instances never share one."""
     if value is not None and not isinstance(value, Mapping):
         raise TypeError(f"{owner}: {name}={value!r} is not a dict (or None).")
     return dict(value or {})
-
-
-copied_dict.description = "a dict (copied; None: {})"  # type: ignore[attr-defined]
-
-Check = Callable[[str, str, Any], Any]
 
 
 class Hyperparam:
@@ -269,14 +294,16 @@ class Hyperparams:
             """The generated constructor (see the module docstring)."""
 
     __hyperparams__: ClassVar[dict[str, Hyperparam]] = {}
+    __own_hyperparams__: ClassVar[dict[str, Hyperparam]] = {}  # declared by the class itself
 
     def __init_subclass__(cls, **kwargs: Any):
         super().__init_subclass__(**kwargs)
         own = {name: v for name, v in vars(cls).items() if isinstance(v, Hyperparam)}
-        fields = _merged_fields(cls, dict(cls.__hyperparams__), own)
+        fields = _merged_fields(cls, _inherited_fields(cls), own)
         for name in own:
             delattr(cls, name)  # the instance holds the value; no class-level stand-in
         cls.__hyperparams__ = fields
+        cls.__own_hyperparams__ = {name: fields[name] for name in own}
         # A hand-written __init__ (here or inherited) is kept: it calls its parent's itself.
         inherited = cls.__init__
         if "__init__" not in vars(cls) and (
@@ -301,8 +328,31 @@ class Hyperparams:
         ]
 
 
+def _inherited_fields(cls: type[Hyperparams]) -> dict[str, Hyperparam]:
+    """The fields of all the bases of ``cls``, each from the first class in its MRO declaring it.
+
+    The order is the first base's constructor order, then fields only other bases have (a
+    mixin combined with a second ``Hyperparams`` base keeps that base's fields too).
+    """
+    bases = [base for base in cls.__bases__ if issubclass(base, Hyperparams)]
+    if not bases:
+        return {}
+    names = list(bases[0].__hyperparams__)
+    for base in bases[1:]:
+        names += [name for name in base.__hyperparams__ if name not in names]
+    fields = {}
+    for name in names:
+        declared = (
+            vars(base)["__own_hyperparams__"][name]
+            for base in cls.__mro__[1:]
+            if name in vars(base).get("__own_hyperparams__", {})
+        )
+        fields[name] = next(declared)
+    return fields
+
+
 def _merged_fields(
-    cls: type, fields: dict[str, Hyperparam], own: dict[str, Hyperparam]
+    cls: type[Hyperparams], fields: dict[str, Hyperparam], own: dict[str, Hyperparam]
 ) -> dict[str, Hyperparam]:
     """The parent's fields with the class's declarations applied, in constructor order."""
     annotations = inspect.get_annotations(cls)
@@ -339,9 +389,9 @@ def _resolve(cls: type, name: str, annotation: Any) -> Any:
         ) from None
 
 
-def _make_init(cls: type) -> Callable[..., None]:
+def _make_init(cls: type[Hyperparams]) -> Callable[..., None]:
     """The constructor of ``cls``: bind, check, store every field, then ``__post_init__``."""
-    fields = cls.__hyperparams__  # type: ignore[attr-defined]
+    fields = cls.__hyperparams__
     keywords = [f for f in fields.values() if f.keyword]
     positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
     keyword_only = inspect.Parameter.KEYWORD_ONLY
@@ -387,10 +437,10 @@ def _make_init(cls: type) -> Callable[..., None]:
     return __init__
 
 
-def _docstring(cls: type) -> str:
+def _docstring(cls: type[Hyperparams]) -> str:
     """The class's own docstring followed by the generated ``Args:`` table."""
     own = inspect.cleandoc(vars(cls).get("__doc__") or "")
-    entries = [f.describe() for f in cls.__hyperparams__.values() if f.keyword]  # type: ignore[attr-defined]
+    entries = [f.describe() for f in cls.__hyperparams__.values() if f.keyword]
     if not entries:
         return own
     table = "\n".join(f"    {entry}" for entry in entries)
@@ -416,7 +466,9 @@ def _type_text(annotation: Any) -> str:
 def _valid_text(valid: Any) -> str:
     if valid is None:
         return ""
-    return str(valid) if isinstance(valid, Range) else getattr(valid, "description", "")
+    if isinstance(valid, Range | DescribedCheck):
+        return str(valid) if isinstance(valid, Range) else valid.description
+    return ""
 
 
 def _keyword_error(

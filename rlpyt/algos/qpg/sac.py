@@ -31,7 +31,7 @@ import torch
 from rlpyt.algos.qpg.base import QpgAlgo
 from rlpyt.algos.replay_base import Inputs, Records, agent_inputs, backward_into
 from rlpyt.algos.utils import bootstrap_target
-from rlpyt.utils.hyperparams import NUMBER, POSITIVE, hyperparam
+from rlpyt.utils.hyperparams import NUMBER, POSITIVE, described, hyperparam
 
 if TYPE_CHECKING:
     from rlpyt.agents.qpg.sac_agent import SacAgent
@@ -60,6 +60,7 @@ VALUE_STRIDE = 10  # OptInfo keeps every 10th row's Q values and policy outputs
 LOG_2PI = math.log(2 * math.pi)
 
 
+@described("'uniform' or 'gaussian'")
 def check_action_prior(owner: str, name: str, value: object) -> str:
     """``value`` if it is ``"uniform"`` or ``"gaussian"``, else raise naming it."""
     if value not in ("uniform", "gaussian"):
@@ -70,9 +71,7 @@ def check_action_prior(owner: str, name: str, value: object) -> str:
     return cast(str, value)
 
 
-check_action_prior.description = "'uniform' or 'gaussian'"  # type: ignore[attr-defined]
-
-
+@described("True")
 def check_reparameterize(owner: str, name: str, value: object) -> bool:
     """True, else raise: only the reparameterized policy loss is implemented."""
     if not value:
@@ -83,9 +82,7 @@ def check_reparameterize(owner: str, name: str, value: object) -> bool:
     return True
 
 
-check_reparameterize.description = "True"  # type: ignore[attr-defined]
-
-
+@described("'auto', a finite number or None")
 def check_target_entropy(owner: str, name: str, value: object) -> str | float | None:
     """``"auto"``, None, or a finite number, else raise naming it."""
     if value is None or value == "auto":
@@ -96,9 +93,6 @@ def check_target_entropy(owner: str, name: str, value: object) -> str | float | 
             "a number, or None (alpha not learned)."
         )
     return cast(float, NUMBER(owner, name, value))
-
-
-check_target_entropy.description = "'auto', a finite number or None"  # type: ignore[attr-defined]
 
 
 def prior_log_prob(action_prior: str, action: torch.Tensor) -> torch.Tensor | float:

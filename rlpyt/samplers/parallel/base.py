@@ -40,7 +40,7 @@ from rlpyt.samplers.parallel.worker import GET_STATE, NO_STATE_OP, SET_STATE, sa
 from rlpyt.samplers.parallel.worker_group import WorkerGroup
 from rlpyt.samplers.vector import make_example_env
 from rlpyt.utils.collections import AttrDict
-from rlpyt.utils.hyperparams import POSITIVE, hyperparam
+from rlpyt.utils.hyperparams import POSITIVE, described, hyperparam
 from rlpyt.utils.launching.affinity import validate_affinity
 from rlpyt.utils.launching.cpus import allowed_cpus
 from rlpyt.utils.shared_memory import check_shared_memory, nbytes_of
@@ -52,14 +52,12 @@ if TYPE_CHECKING:
 START_METHODS = ("fork", "forkserver", "spawn")
 
 
+@described(f"one of {START_METHODS} or None")
 def check_start_method(owner: str, name: str, value: str | None) -> str | None:
     """``value`` if it is one of :data:`START_METHODS` or None, else raise ValueError."""
     if value is not None and value not in START_METHODS:
         raise ValueError(f"{name} must be one of {START_METHODS} or None.")
     return value
-
-
-check_start_method.description = f"one of {START_METHODS} or None"  # type: ignore[attr-defined]
 
 
 class ParallelSamplerBase(BaseSampler):

@@ -28,7 +28,15 @@ from rlpyt.envs.gym import make as gym_make
 from rlpyt.runners.config_record import component_record
 from rlpyt.runners.minibatch_rl import MinibatchRl
 from rlpyt.samplers.serial.sampler import SerialSampler
-from rlpyt.utils.hyperparams import FIRST, FRACTION, REQUIRED, Hyperparams, fixed, hyperparam
+from rlpyt.utils.hyperparams import (
+    FIRST,
+    FRACTION,
+    REQUIRED,
+    Hyperparams,
+    described,
+    fixed,
+    hyperparam,
+)
 from rlpyt.utils.logging import logger
 from rlpyt.utils.tensor import select_at_indexes
 
@@ -298,3 +306,41 @@ def test_a_hand_written_init_is_kept_in_the_class_and_its_subclasses():
         algo = cls(scale=3.0, batch_size=8)
         assert (algo.scale, algo.batch_size, algo.n_step_return) == (3.0, 8, 1)
         assert list(inspect.signature(cls).parameters) == ["scale", "kwargs"]
+
+
+def test_a_mixin_with_fields_keeps_both_bases_fields():
+    """Two Hyperparams bases: the class gets the fields of both, each from its declarer."""
+
+    class Base(Hyperparams):
+        a: int = hyperparam(1, "a.")
+
+    class Left(Base):
+        b: int = hyperparam(2, "b.")
+
+    class Right(Base):
+        a: int = hyperparam(10)
+        c: int = hyperparam(3, "c.")
+
+    class Both(Left, Right):
+        pass
+
+    both = Both()
+    assert list(inspect.signature(Both).parameters) == ["a", "b", "c"]
+    assert (both.a, both.b, both.c) == (10, 2, 3)  # a from Right: it precedes Base in the MRO
+
+
+def test_a_described_check_names_its_values_in_the_docstring():
+    @described("an even number")
+    def even(owner, name, value):
+        if value % 2:
+            raise ValueError(f"{owner}: {name}={value!r} is not even.")
+        return value
+
+    class Counted(Hyperparams):
+        """Counted."""
+
+        n: int = hyperparam(2, "A count.", even)
+
+    assert "Valid: an even number." in Counted.__doc__
+    with pytest.raises(ValueError, match="n=3 is not even"):
+        Counted(3)
