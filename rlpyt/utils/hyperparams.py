@@ -166,6 +166,8 @@ class Hyperparam:
         keyword: False for a field the class sets itself (:func:`fixed`).
         keyword_only: True for a keyword that cannot be passed by position.
         after: Where the declaration puts the field (see the module docstring).
+        given: The parts the declaration states itself (``"default"``, ``"doc"``, ``"valid"``,
+            ``"type"``, ``"keyword_only"``); the others are the parent's.
     """
 
     def __init__(
@@ -180,6 +182,9 @@ class Hyperparam:
         keyword_only: Any = _INHERIT,
     ):
         self.name = ""
+        # The parts this declaration states (the others come from the parent's declaration):
+        given = dict(default=default, doc=doc, valid=valid, type=type, keyword_only=keyword_only)
+        self.given = frozenset(part for part, value in given.items() if value is not _INHERIT)
         self.default = default
         self.doc = doc
         self.valid = valid
