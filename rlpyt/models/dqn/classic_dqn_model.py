@@ -1,7 +1,7 @@
 """Q-value and value-distribution MLPs for vector observations (classic control).
 
 Box: Model. Built by ``ClassicDqnAgent`` / ``ClassicCatDqnAgent`` (CartPole, Acrobot,
-LunarLander); not in the original rlpyt, whose DQN models were for Atari frames only.
+LunarLander).
 Invariant: observations ``[..., *observation_shape]`` (flattened inside, cast to float32 only
 when they are not already) with leading dims ``[]``, ``[B]`` or ``[T, B]`` give ``q [..., A]``
 (:class:`ClassicDqnModel`) or ``p [..., A, n_atoms]`` (:class:`ClassicCatDqnModel`).

@@ -1,6 +1,6 @@
 """Recurrent Q-value model for vector observations (R2D1 with ``ClassicR2d1Agent``).
 
-Box: Model. Not in the original rlpyt, whose R2D1 model was for Atari frames only; built by
+Box: Model. Built by
 ``ClassicR2d1Agent`` / ``ClassicR2d1AlternatingAgent`` (CartPole without velocities, other
 partially observed classic-control tasks). Invariant: as ``AtariR2d1Model``, with vector
 observations ``[..., *observation_shape]`` (flattened, cast to float32) in place of frames:

@@ -1,9 +1,9 @@
 """Small categorical policy/value models for classic control (CartPole, Acrobot, ...).
 
-Not in the original rlpyt: its PG models were for Atari and Mujoco only. These follow the
-setup known to learn classic-control tasks quickly with A2C/PPO: tanh MLPs, separate policy and
-value networks, orthogonal weights (gain sqrt(2)), a policy output layer scaled to 0.01 (nearly
-uniform initial policy) and a value output layer with gain 1, zero biases.
+These follow the setup known to learn classic-control tasks quickly with A2C/PPO: tanh MLPs,
+separate policy and value networks, orthogonal weights (gain sqrt(2)), a policy output layer
+scaled to 0.01 (nearly uniform initial policy) and a value output layer with gain 1, zero
+biases.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Read by ``experiments/scripts/classic/dqn/train/cartpole_r2d1.py`` (``R2D1`` with
 ``ClassicR2d1Agent``) and by the learning test ``tests/learning/test_r2d1_memory.py``: these
-are the real settings. Not in the original rlpyt. Sub-dicts are splatted into the
+are the real settings. Sub-dicts are splatted into the
 constructors; ``env`` and ``eval_env`` go to :func:`make_cartpole_without_velocity`,
 ``model`` is the agent's ``model_kwargs``.
 
