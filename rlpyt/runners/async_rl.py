@@ -60,8 +60,8 @@ from rlpyt.runners.diagnostics import Row
 from rlpyt.samplers.parallel.base import default_start_method
 from rlpyt.samplers.parallel.worker import MasterGoneError, WorkerError, wait_for_master
 from rlpyt.samplers.parallel.worker_group import POLL_SECONDS, WorkerGroup
-from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.hyperparams import STEPS, fixed, hyperparam
 from rlpyt.utils.launching.threads import ThreadDecision, set_torch_threads
 
 if TYPE_CHECKING:
@@ -99,34 +99,43 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
     ``master_affinity``, ``diagnostics_columns``, ``snapshot_itr`` / ``resume`` /
     ``get_itr_snapshot`` (sampler iterations) and ``shutdown``.
 
-    Args:
-        algo: A replay algorithm with ``async_initialize``, ``optim_initialize``,
-            ``samples_to_buffer``, ``updates_per_sync``, ``replay_ratio``, ``min_steps_learn``.
-        agent: The agent (initialized by the sampler's ``async_initialize``).
-        sampler: An asynchronous sampler (``rlpyt.samplers.async_``).
-        n_steps: Total env steps, rounded up to whole sampler batches.
-        affinity: ``AttrDict(optimizer=[dict(cpus, cuda_idx, torch_threads, set_affinity)],
-            sampler=dict(...))`` as ``make_affinity(..., async_sample=True)`` gives (also with
-            ``n_gpu=0``); None: optimizer and sampler on CPU, unpinned. ``flush_denormal``
-            (in the optimizer's dict or at the top; default True) as ``MinibatchRl``'s.
-        seed: Global seed (random if None); the sampler's envs get ``seed + 1 + index``.
-        log_interval_steps: Sampled env steps between logged rows (and a row at the end).
-        max_sampler_lead: Batches the sampler may run beyond the one the optimizer needs next
-            (an integer k >= 0; default 1). Once learning starts the sampler waits rather than
-            run further ahead, so the run trains at ``replay_ratio`` on any machine: from
-            above the optimizer waits for data, from below the sampler waits for updates.
-            1 is the smallest lead at which both sides work at once (the sampler fills batch
-            i + 1 while the optimizer trains on batch i); with one sampler and one optimizer a
-            larger lead adds no overlap, only absorbs jitter, and costs accuracy (at any row
-            the run is at most k + 1 batches of updates short of the ratio) and freshness
-            (the data is sampled by weights up to k batches of updates older). 0 alternates
-            sampling and optimization. None: the sampler never waits and
-            ``replay_ratio`` is only an upper bound; with envs cheaper than an update the
-            data reuse falls far below it, and every row where it is below half of what the
-            throttle would give warns.
-        check_finite: As MinibatchRl's: the optimizer stops the run at the first optimization
-            whose loss, gradient norm or parameters are not finite.
+    ``algo`` is a replay algorithm (``async_initialize``, ``optim_initialize``,
+    ``samples_to_buffer``, ``updates_per_sync``, ``replay_ratio``, ``min_steps_learn``),
+    ``sampler`` an asynchronous sampler (``rlpyt.samplers.async_``); ``agent`` is initialized by
+    the sampler's ``async_initialize``; ``n_steps`` and ``log_interval_steps`` count sampled
+    env steps.
+
+    ``max_sampler_lead``: once learning starts the sampler waits rather than run further
+    ahead, so the run trains at ``replay_ratio`` on any machine: from above the optimizer waits
+    for data, from below the sampler waits for updates. 1 is the smallest lead at which both
+    sides work at once (the sampler fills batch i + 1 while the optimizer trains on batch i);
+    with one sampler and one optimizer a larger lead adds no overlap, only absorbs jitter, and
+    costs accuracy (at any row the run is at most k + 1 batches of updates short of the ratio)
+    and freshness (the data is sampled by weights up to k batches of updates older). 0
+    alternates sampling and optimization. None: the sampler never waits and ``replay_ratio``
+    is only an upper bound; with envs cheaper than an update the data reuse falls far below
+    it, and every row where it is below half of what the throttle would give warns.
+
+    Raises:
+        TypeError: ``sampler`` is not asynchronous or ``algo`` keeps no replay (the message
+            names what the part lacks).
     """
+
+    affinity = hyperparam(
+        after="n_steps",
+        doc="``AttrDict(optimizer=[dict(cpus, cuda_idx, torch_threads, set_affinity)], "
+        "sampler=dict(...))`` as ``make_affinity(..., async_sample=True)`` gives (also with "
+        "``n_gpu=0``); None: optimizer and sampler on CPU, unpinned. ``flush_denormal`` (in the "
+        "optimizer's dict or at the top; default True) as MinibatchRl's.",
+    )
+    target_reward = fixed(None)  # the sampler process runs ahead of the rows: no early stop
+    max_sampler_lead: int | None = hyperparam(
+        1,
+        "Batches the sampler may run beyond the one the optimizer needs next (None: it never "
+        "waits; see the class docstring).",
+        STEPS,
+        after="log_interval_steps",
+    )
 
     evaluates = False  # AsyncRlEval: the sampler process evaluates at every log point
     iteration_column = "Diagnostics/SamplerIteration"
@@ -135,29 +144,11 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
     algo: AsyncReplayAlgorithm
     agent: SharedMemoryAgent
 
-    def __init__(
-        self,
-        algo: AsyncReplayAlgorithm,
-        agent: SharedMemoryAgent,
-        sampler: AsyncSampler,
-        n_steps: float,
-        affinity: dict | None = None,
-        seed: int | None = None,
-        log_interval_steps: float = 1e5,
-        max_sampler_lead: int | None = 1,
-        check_finite: bool = True,
-    ):
-        super().__init__(
-            algo, agent, sampler, n_steps, seed, None, log_interval_steps, None, check_finite
-        )
-        check_async_parts(type(self).__name__, algo, sampler)
-        self.max_sampler_lead = (
-            None
-            if max_sampler_lead is None
-            else check_number(
-                type(self).__name__, "max_sampler_lead", max_sampler_lead, low=0, integer=True
-            )
-        )
+    def __post_init__(self) -> None:
+        """Check the parts, then resolve the affinity (None: both processes on CPU, unpinned)."""
+        super().__post_init__()
+        check_async_parts(type(self).__name__, self.algo, self.sampler)
+        affinity = self.affinity
         self.affinity = AttrDict(affinity) if affinity else AttrDict(optimizer=[{}], sampler={})
         self.group: WorkerGroup | None = None
         self._shut_down = True
@@ -517,30 +508,16 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
 class AsyncRl(AsyncRlBase):
     """Asynchronous training; rows summarise the last ``log_traj_window`` training trajectories.
 
-    Args:
-        algo, agent, sampler, n_steps, affinity, seed, log_interval_steps, max_sampler_lead:
-            As :class:`AsyncRlBase`.
-        log_traj_window: Completed training trajectories summarised at each log point (>= 0).
+    The optimizer always checks that its losses, gradient norms and parameters are finite.
     """
 
-    def __init__(
-        self,
-        algo: AsyncReplayAlgorithm,
-        agent: SharedMemoryAgent,
-        sampler: AsyncSampler,
-        n_steps: float,
-        affinity: dict | None = None,
-        seed: int | None = None,
-        log_interval_steps: float = 1e5,
-        log_traj_window: int = 100,
-        max_sampler_lead: int | None = 1,
-    ):
-        super().__init__(
-            algo, agent, sampler, n_steps, affinity, seed, log_interval_steps, max_sampler_lead
-        )
-        self.log_traj_window = check_number(
-            type(self).__name__, "log_traj_window", log_traj_window, low=0, integer=True
-        )
+    log_traj_window: int = hyperparam(
+        100,
+        "Completed training trajectories summarised at each log point.",
+        STEPS,
+        after="log_interval_steps",
+    )
+    check_finite = fixed(True)
 
     def runner_columns(self, traj_infos: list[TrajInfo] | None) -> Row:
         """``CumCompletedTrajs``, ``NewCompletedTrajs`` and ``StepsInTrajWindow``."""
@@ -553,7 +530,7 @@ class AsyncRl(AsyncRlBase):
 class AsyncRlEval(AsyncRlBase):
     """Asynchronous training; the sampler process evaluates before training and at log points.
 
-    Args: as :class:`AsyncRlBase`; the sampler needs ``eval_n_envs > 0``.
+    The sampler needs ``eval_n_envs > 0``.
     """
 
     evaluates = True

@@ -41,7 +41,7 @@ from rlpyt.runners.snapshot import (
     restore_components,
     snapshot_to_resume,
 )
-from rlpyt.utils.checks import check_number
+from rlpyt.utils.hyperparams import NUMBER, REQUIRED, Hyperparams, Range, hyperparam
 from rlpyt.utils.launching.affinity import set_cpu_affinity
 from rlpyt.utils.launching.threads import (
     ThreadDecision,
@@ -58,9 +58,15 @@ from rlpyt.utils.seed import make_seed, set_seed
 SamplerT = TypeVar("SamplerT", Sampler, AsyncSampler)
 """The sampler a runner drives: synchronous (MinibatchRl, SyncRl) or asynchronous (AsyncRl)."""
 
+AT_LEAST_ONE = Range(low=1)  # env-step counts: floats like 1e6 accepted, whole steps kept
 
-class BaseRunner:
-    """A runner connects sampler, agent and algorithm and owns the training loop."""
+
+class BaseRunner(Hyperparams):
+    """A runner connects sampler, agent and algorithm and owns the training loop.
+
+    Its keywords are declared fields (:mod:`rlpyt.utils.hyperparams`): the constructor,
+    its checks, the docstring's ``Args:`` table and the params.json record derive from them.
+    """
 
     def iter_train(self, resume_from: str | bool | None = None) -> Iterator[dict[str, float]]:
         """Run the training, yielding each progress row (column -> value) as it is logged.
@@ -93,26 +99,50 @@ def failure_reason(error: BaseException) -> str:
 class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
     """The wrapper every runner shares: resume, start-up, logging, snapshots, end of run.
 
-    Args:
-        algo: The algorithm (``optimize_agent``).
-        agent: The agent (initialized by the sampler).
-        sampler: The sampler.
-        n_steps: Total env steps, at least 1 (floats like ``1e6`` accepted); rounded up to whole
-            sampler batches (a logged line says so).
-        seed: Global seed (random if None); the sampler's envs get ``seed + 1 + index``.
-        affinity: The runner's affinity (see the concrete runners).
-        log_interval_steps: Env steps between tabular logs, at least 1 (fewer than one batch:
-            every iteration); the last iteration always logs a row.
-        target_reward: Stop early, after the log row whose trailing average return
-            (``ReturnAverage``) is at least this (None: run all ``n_steps``).
-        check_finite: Stop the run (:class:`~rlpyt.runners.divergence.DivergenceError`) at the
-            first iteration whose loss, gradient norm or agent parameters are not finite, before
-            its snapshot (False: continue as if nothing happened).
+    The keywords are declared below (``rlpyt.utils.hyperparams``); a runner declares only the
+    keywords it adds (``log_traj_window``) or changes (AsyncRl's order and defaults).
 
     Raises:
         ValueError: ``n_steps`` or ``log_interval_steps`` is not a finite number >= 1.
         TypeError: either is not a number.
     """
+
+    algo: Algorithm = hyperparam(REQUIRED, "The algorithm (``optimize_agent``).")
+    agent: Agent = hyperparam(REQUIRED, "The agent (initialized by the sampler).")
+    sampler: SamplerT = hyperparam(REQUIRED, "The sampler.")
+    n_steps: int = hyperparam(
+        REQUIRED,
+        "Total env steps (floats like ``1e6`` accepted), rounded up to whole sampler batches "
+        "(a logged line says so).",
+        AT_LEAST_ONE,
+        type=float,
+    )
+    seed: int | None = hyperparam(
+        None, "Global seed (random if None); the sampler's envs get ``seed + 1 + index``."
+    )
+    affinity: dict = hyperparam(  # {} once __post_init__ has resolved None
+        None,
+        "The runner's affinity (see the concrete runners; None: unpinned, on the CPU).",
+        type=dict | None,
+    )
+    log_interval_steps: int = hyperparam(
+        1e5,
+        "Env steps between tabular logs (fewer than one batch: every iteration); the last "
+        "iteration always logs a row.",
+        AT_LEAST_ONE,
+        type=float,
+    )
+    target_reward: float | None = hyperparam(
+        None,
+        "Stop early, after the log row whose trailing average return (``ReturnAverage``) is at "
+        "least this (None: run all ``n_steps``).",
+        NUMBER,
+    )
+    check_finite: bool = hyperparam(
+        True,
+        "Stop the run (``DivergenceError``) at the first iteration whose loss, gradient norm or "
+        "agent parameters are not finite, before its snapshot (False: continue).",
+    )
 
     log_traj_window: int | None = None  # training TrajInfos kept for logging (None: all)
     diagnostics: TrainingDiagnostics  # made in startup
@@ -125,32 +155,11 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
     iteration_column = "Diagnostics/Iteration"  # the column a resume cuts progress.csv at
     iteration_name = "iteration"  # how the log names the iterations of iteration_column
 
-    def __init__(
-        self,
-        algo: Algorithm,
-        agent: Agent,
-        sampler: SamplerT,
-        n_steps: float,
-        seed: int | None = None,
-        affinity: dict | None = None,
-        log_interval_steps: float = 1e5,
-        target_reward: float | None = None,
-        check_finite: bool = True,
-    ):
-        self.algo = algo
-        self.agent = agent
-        self.sampler: SamplerT = sampler
-        runner = type(self).__name__
-        self.n_steps = int(check_number(runner, "n_steps", n_steps, low=1))
-        self.seed = seed
-        self.affinity = dict() if affinity is None else affinity
-        self.log_interval_steps = int(
-            check_number(runner, "log_interval_steps", log_interval_steps, low=1)
-        )
-        self.target_reward = (
-            None if target_reward is None else check_number(runner, "target_reward", target_reward)
-        )
-        self.check_finite = bool(check_finite)
+    def __post_init__(self) -> None:
+        """Whole steps, the affinity dict, and the state of a runner not yet started."""
+        self.n_steps = int(self.n_steps)
+        self.log_interval_steps = int(self.log_interval_steps)
+        self.affinity = {} if self.affinity is None else self.affinity
         self.target_reached_itr: int | None = None  # the log point that reached target_reward
         self.rank = 0
         self.world_size = 1

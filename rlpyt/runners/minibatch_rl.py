@@ -20,11 +20,11 @@ from collections.abc import Iterator
 import torch
 
 from rlpyt.envs.traj_info import TrajInfo
-from rlpyt.protocols import Agent, Algorithm, Sampler
+from rlpyt.protocols import Sampler
 from rlpyt.runners.base import TrainingRunnerBase
 from rlpyt.runners.diagnostics import Row
 from rlpyt.runners.progress import TARGET_COLUMN, TrainingProgressBar, target_reached
-from rlpyt.utils.checks import check_number
+from rlpyt.utils.hyperparams import STEPS, hyperparam
 from rlpyt.utils.launching.threads import process_cpus
 from rlpyt.utils.logging import logger
 
@@ -32,14 +32,15 @@ from rlpyt.utils.logging import logger
 class MinibatchRlBase(TrainingRunnerBase[Sampler]):
     """The synchronous training rows: sample a batch, optimize, check, log; in one process.
 
-    Args:
-        algo, agent, sampler, n_steps, seed, log_interval_steps, target_reward, check_finite:
-            As :class:`TrainingRunnerBase`; ``sampler`` is any synchronous sampler.
-        affinity: Dict with any of ``cuda_idx``, ``master_cpus``, ``master_torch_threads``,
-            ``workers_cpus``, ``worker_torch_threads``, ``set_affinity``, ``alternating``, and
-            ``flush_denormal`` (default True: denormal floats flush to zero in the training
-            process, see :func:`rlpyt.runners.base.flush_denormals`).
+    ``sampler`` is any synchronous sampler.
     """
+
+    affinity = hyperparam(
+        doc="Dict with any of ``cuda_idx``, ``master_cpus``, ``master_torch_threads``, "
+        "``workers_cpus``, ``worker_torch_threads``, ``set_affinity``, ``alternating``, and "
+        "``flush_denormal`` (default True: denormal floats flush to zero in the training "
+        "process, see ``rlpyt.runners.base.flush_denormals``); None: {}."
+    )
 
     def training_rows(self, n_itr: int) -> Iterator[Row]:
         """Per iteration: sample, optimize, check; at log points evaluate and log a row."""
@@ -157,41 +158,14 @@ class MinibatchRlBase(TrainingRunnerBase[Sampler]):
 
 
 class MinibatchRl(MinibatchRlBase):
-    """Synchronous training; the last ``log_traj_window`` training trajectories are logged.
+    """Synchronous training; the last ``log_traj_window`` training trajectories are logged."""
 
-    Args:
-        algo, agent, sampler, n_steps, seed, affinity, log_interval_steps, target_reward,
-            check_finite: As :class:`MinibatchRlBase`.
-        log_traj_window: Completed training trajectories summarised at each log point (>= 0).
-    """
-
-    def __init__(
-        self,
-        algo: Algorithm,
-        agent: Agent,
-        sampler: Sampler,
-        n_steps: float,
-        seed: int | None = None,
-        affinity: dict | None = None,
-        log_interval_steps: float = 1e5,
-        log_traj_window: int = 100,
-        target_reward: float | None = None,
-        check_finite: bool = True,
-    ):
-        super().__init__(
-            algo,
-            agent,
-            sampler,
-            n_steps,
-            seed,
-            affinity,
-            log_interval_steps,
-            target_reward,
-            check_finite,
-        )
-        self.log_traj_window = check_number(
-            type(self).__name__, "log_traj_window", log_traj_window, low=0, integer=True
-        )
+    log_traj_window: int = hyperparam(
+        100,
+        "Completed training trajectories summarised at each log point.",
+        STEPS,
+        after="log_interval_steps",
+    )
 
     def runner_columns(self, traj_infos: list[TrajInfo] | None) -> Row:
         """``NewCompletedTrajs`` and ``StepsInTrajWindow``."""
@@ -201,8 +175,7 @@ class MinibatchRl(MinibatchRlBase):
 class MinibatchRlEval(MinibatchRlBase):
     """Synchronous training with offline evaluation before training and at every log point.
 
-    Args: as :class:`MinibatchRlBase`. The log summarises the evaluation trajectories; the
-    sampler needs ``eval_n_envs > 0``.
+    The log summarises the evaluation trajectories; the sampler needs ``eval_n_envs > 0``.
     """
 
     log_traj_window = 0  # training trajectories are counted, not kept (the log shows eval ones)

@@ -42,6 +42,7 @@ from rlpyt.runners.sync_ranks import (
     run_rank,
     torchrun_env,
 )
+from rlpyt.utils.hyperparams import hyperparam
 from rlpyt.utils.logging import logger
 from rlpyt.utils.logging.context import logger_context
 from rlpyt.utils.seed import make_seed
@@ -68,6 +69,12 @@ class SyncRlMixin(MinibatchRlBase):
             like torchrun's).
         startup_timeout: Seconds the master waits for its ranks to start.
     """
+
+    affinity = hyperparam(
+        doc="A list with one affinity dict per rank (``make_affinity(..., gpu_per_run=n)``); "
+        "under torchrun a list indexed by ``LOCAL_RANK``, one dict for every rank, or None.",
+        type=list | dict | None,
+    )
 
     collective_timeout: float = 1800.0
     start_method: str = "spawn"
@@ -372,21 +379,17 @@ class SyncRlMixin(MinibatchRlBase):
 class SyncRl(SyncRlMixin, MinibatchRl):
     """MinibatchRl over several ranks; the log summarises every rank's training trajectories.
 
-    Args:
-        algo, agent, sampler, n_steps, seed, log_interval_steps, log_traj_window: As
-            :class:`~rlpyt.runners.minibatch_rl.MinibatchRl`; ``n_steps`` counts all ranks'
-            steps, the sampler's batch is per rank.
-        affinity: A list with one affinity dict per rank (``make_affinity(...,
-            gpu_per_run=n)``); under torchrun a list indexed by ``LOCAL_RANK``, one dict for
-            every rank, or None.
+    ``n_steps`` counts all ranks' steps; the sampler's batch is per rank.
     """
+
+    # MinibatchRl's keyword, at MinibatchRl's place (the first base's order comes first).
+    log_traj_window = hyperparam(after="log_interval_steps")
 
 
 class SyncRlEval(SyncRlMixin, MinibatchRlEval):
     """MinibatchRlEval over several ranks; rank 0 evaluates while the others wait.
 
-    Args: as :class:`SyncRl` (without ``log_traj_window``); rank 0's sampler needs
-    ``eval_n_envs > 0``.
+    ``n_steps`` counts all ranks' steps; rank 0's sampler needs ``eval_n_envs > 0``.
     """
 
     def evaluate_agent(self, itr: int) -> tuple[list[TrajInfo], float]:
