@@ -5,9 +5,12 @@ then per time step ``step(observation, prev_action, prev_reward) -> AgentStep(ac
 agent_info)`` with CPU torch tensors in and out; algorithms call the agent itself
 (``agent(*agent_inputs)``) to get differentiable outputs on the model's device. Runners switch
 the agent between ``train_mode``, ``sample_mode`` and ``eval_mode``; ``agent.mode`` says which
-came last. A concrete agent names its model class in ``default_model_cls`` (used when
-``ModelCls`` is None) instead of overriding ``__init__``, so every agent's constructor keeps
-``BaseAgent``'s keywords; mixins keep carried state (recurrent state) without an ``__init__``.
+came last. Constructors derive from declared fields (``rlpyt.utils.hyperparams``): BaseAgent
+declares ``ModelCls``, ``model_kwargs`` and ``initial_model_state_dict``, each family only the
+keywords it adds or re-defaults, and what depends on several of them goes in
+``__post_init__``. A concrete agent names its model class in ``default_model_cls`` (used when
+``ModelCls`` is None) and the function that gives its env kind's model keywords in
+``env_model_kwargs_fn``; mixins keep carried state (recurrent state) without an ``__init__``.
 
 State dict format (one format for every agent, see docs/agents.md): ``state_dict()`` returns what
 ``load_state_dict()`` takes, without DistributedDataParallel's ``module.`` prefix. For a
@@ -35,7 +38,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 import torch
 from torch.nn.parallel import DistributedDataParallel
 
-from rlpyt.agents.model_keywords import model_keywords
+from rlpyt.agents.model_keywords import EnvModelKwargsFn, model_keywords
 from rlpyt.agents.recurrent import (  # noqa: F401  (rlpyt's import path for the mixins)
     AlternatingRecurrentAgentMixin,
     RecurrentAgentMixin,
@@ -46,6 +49,7 @@ from rlpyt.spaces.int_box import IntBox
 from rlpyt.utils.buffer import buffer_to
 from rlpyt.utils.checks import leaf_space, space_kind_error
 from rlpyt.utils.collections import namedarraytuple
+from rlpyt.utils.hyperparams import Hyperparams, copied_dict, hyperparam
 from rlpyt.utils.synchronize import RWLock
 
 if TYPE_CHECKING:
@@ -143,39 +147,48 @@ def target_tensor_pairs(
     return targets, sources, copies
 
 
-class BaseAgent:
+class BaseAgent(Hyperparams):
     """Base of all agents: model construction, devices, modes and shared-memory parameter sync.
 
-    Args:
-        ModelCls: Model class, built in :meth:`initialize` as
-            ``ModelCls(**make_env_to_model_kwargs(env_spaces), **model_kwargs)``; None: the
-            class attribute ``default_model_cls`` (e.g. ``AtariFfModel`` for ``AtariFfAgent``).
-        model_kwargs: Extra model keywords (e.g. ``config["model"]``); copied, never mutated.
-            They may also set an env-derived keyword (equal to the env's, else ``TypeError``)
-            or one the agent derives from it (with a warning; see
-            ``rlpyt.agents.model_keywords``).
-        initial_model_state_dict: Loaded into the model at :meth:`initialize`; a model state
-            dict or an agent ``state_dict()`` (see the module docstring).
+    ``ModelCls`` is built in :meth:`initialize` as
+    ``ModelCls(**make_env_to_model_kwargs(env_spaces), **model_kwargs)``; the env's keywords
+    come from the class's ``env_model_kwargs_fn`` (one function per env kind, in
+    ``rlpyt.agents.model_keywords``). ``model_kwargs`` may also set an env-derived keyword
+    (equal to the env's, else ``TypeError``) or one the agent derives from it (with a warning).
     """
+
+    ModelCls: type[torch.nn.Module] | None = hyperparam(
+        None,
+        "Model class, built in ``initialize``; None: the class's ``default_model_cls``.",
+    )
+    model_kwargs: dict[str, Any] = hyperparam(
+        None,
+        'Extra model keywords (e.g. ``config["model"]``), never mutated.',
+        copied_dict,
+        type=Mapping[str, Any] | None,
+    )
+    initial_model_state_dict: Mapping[str, Any] | None = hyperparam(
+        None,
+        "Loaded into the model at ``initialize``: a model state dict or an agent "
+        "``state_dict()`` (see the module docstring).",
+    )
 
     recurrent = False
     alternating = False
     default_model_cls: ClassVar[type[torch.nn.Module] | None] = None
+    # The model keywords that come from the env spaces (None: none); see make_env_to_model_kwargs.
+    env_model_kwargs_fn: EnvModelKwargsFn | None = None
     # The models (see the module docstring): attribute names, "model" first.
     model_names: ClassVar[tuple[str, ...]] = ("model",)
     trained_names: ClassVar[tuple[str, ...]] = ("model",)
     target_sources: ClassVar[Mapping[str, str]] = {}  # {target attribute: source attribute}
     state_dict_keys: ClassVar[Mapping[str, str]] = {}  # {attribute: key} where they differ
 
-    def __init__(
-        self,
-        ModelCls: type[torch.nn.Module] | None = None,
-        model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-    ):
-        self.ModelCls = ModelCls if ModelCls is not None else self.default_model_cls
-        self.model_kwargs = dict(model_kwargs or {})
-        self.initial_model_state_dict = initial_model_state_dict
+    def __post_init__(self) -> None:
+        """The default model class; the models' places (built in :meth:`initialize`)."""
+        super().__post_init__()
+        if self.ModelCls is None:
+            self.ModelCls = self.default_model_cls
         self.model: Any = None  # torch.nn.Module (DDP-wrapped after data_parallel)
         for name in self.model_names[1:]:
             setattr(self, name, None)  # built in initialize
@@ -248,8 +261,13 @@ class BaseAgent:
         return None
 
     def make_env_to_model_kwargs(self, env_spaces: EnvSpaces) -> dict[str, Any]:
-        """Model keywords that depend on the env (e.g. ``image_shape``, ``output_size``)."""
-        return {}
+        """Model keywords that depend on the env (e.g. ``image_shape``, ``output_size``).
+
+        Those of ``env_model_kwargs_fn`` (none without one); agents whose keywords depend on
+        more than the spaces override this.
+        """
+        make_kwargs = self.env_model_kwargs_fn
+        return {} if make_kwargs is None else make_kwargs(env_spaces)
 
     def model_specs(self) -> dict[str, tuple[ModelClass, Mapping[str, Any]]]:
         """``{name: (ModelCls, model_kwargs)}`` of every model but ``model`` and the targets."""

@@ -4,8 +4,10 @@ Box: Agent (used by ``BaseAgent`` each time it builds a model). rlpyt built
 ``ModelCls(**env_model_kwargs, **model_kwargs)``; its users set in ``model_kwargs`` whatever the
 model takes, and so may ours:
 
-- **env keywords** (``observation_shape``, ``image_shape``, ``action_size``, ``output_size``:
-  ``make_env_to_model_kwargs``) come from the env spaces. A user value equal to the env's is
+- **env keywords** (``observation_shape``, ``image_shape``, ``action_size``, ``output_size``)
+  come from the env spaces, through one function per env kind (:func:`atari_model_kwargs`,
+  :func:`classic_model_kwargs`, :func:`classic_dqn_model_kwargs`, :func:`mujoco_model_kwargs`)
+  that an agent class names in ``env_model_kwargs_fn``. A user value equal to the env's is
   accepted; one that contradicts it cannot work and raises ``TypeError`` saying both values
   (rlpyt raised ``TypeError`` for any such keyword: "got multiple values").
 - **derived keywords** (e.g. ``output_max = h``, the action bound, for DDPG's and TD3's mu)
@@ -24,6 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import EnvSpaces
+
+EnvModelKwargsFn = Callable[["EnvSpaces"], dict[str, Any]]
+"""A function from the env spaces to the model keywords they fix (one per env kind)."""
 
 
 def same_value(a: object, b: object) -> bool:
@@ -90,31 +95,65 @@ def model_keywords(
     return {**defaults, **derived, **user, **env}
 
 
-class AtariMixin:
-    """Model keywords from Atari env spaces: ``image_shape`` (C, H, W) and ``output_size``.
+def atari_model_kwargs(env_spaces: EnvSpaces) -> dict[str, Any]:
+    """Atari's stacked frames: ``image_shape=observation.shape`` (C, H, W), ``output_size=n``.
 
-    Shared by the policy-gradient and deep-Q Atari agents (their models take the same names);
+    The keywords of the policy-gradient and deep-Q Atari models alike.
+    """
+    return dict(
+        image_shape=tuple(env_spaces.observation.shape),
+        output_size=int(env_spaces.action.n),
+    )
+
+
+def classic_model_kwargs(env_spaces: EnvSpaces) -> dict[str, Any]:
+    """Vector observations, discrete actions (PG models): ``observation_shape``, ``action_size``.
+
+    ``action_size`` is the number of discrete actions ``n``.
+    """
+    return dict(
+        observation_shape=tuple(env_spaces.observation.shape),
+        action_size=int(env_spaces.action.n),
+    )
+
+
+def classic_dqn_model_kwargs(env_spaces: EnvSpaces) -> dict[str, Any]:
+    """:func:`classic_model_kwargs` under the deep-Q models' names: ``output_size=n``."""
+    kwargs = classic_model_kwargs(env_spaces)
+    kwargs["output_size"] = kwargs.pop("action_size")
+    return kwargs
+
+
+def mujoco_model_kwargs(env_spaces: EnvSpaces) -> dict[str, Any]:
+    """Continuous control: ``observation_shape``, ``action_size=action.shape[0]``.
+
+    Raises:
+        ValueError: the action space is not 1-D.
+    """
+    if len(env_spaces.action.shape) != 1:
+        raise ValueError(
+            f"Mujoco agents need a 1-D action space, got shape {env_spaces.action.shape}."
+        )
+    return dict(
+        observation_shape=tuple(env_spaces.observation.shape),
+        action_size=int(env_spaces.action.shape[0]),
+    )
+
+
+class AtariMixin:
+    """Names :func:`atari_model_kwargs` as the agent's ``env_model_kwargs_fn``.
+
+    Combined before an agent family (``class MyAgent(AtariMixin, CategoricalPgAgent)``);
     rlpyt's paths ``rlpyt.agents.pg.atari`` and ``rlpyt.agents.dqn.atari.mixin`` export it.
     """
 
-    def make_env_to_model_kwargs(self, env_spaces: EnvSpaces) -> dict[str, Any]:
-        """``image_shape=observation.shape``, ``output_size=action.n``."""
-        return dict(
-            image_shape=tuple(env_spaces.observation.shape),
-            output_size=int(env_spaces.action.n),
-        )
+    env_model_kwargs_fn: EnvModelKwargsFn | None = staticmethod(atari_model_kwargs)
 
 
 class ClassicMixin:
-    """Model keywords from the env spaces: ``observation_shape``, ``action_size=action.n``.
+    """Names :func:`classic_model_kwargs` as the agent's ``env_model_kwargs_fn``.
 
-    The classic-control PG agents' keywords (``rlpyt.agents.pg.classic`` exports it); the
-    deep-Q ones rename ``action_size`` to ``output_size`` (``ClassicDqnMixin``).
+    The classic-control PG agents' keywords (``rlpyt.agents.pg.classic`` exports it).
     """
 
-    def make_env_to_model_kwargs(self, env_spaces: EnvSpaces) -> dict[str, Any]:
-        """``observation_shape=observation.shape``, ``action_size=action.n``."""
-        return dict(
-            observation_shape=tuple(env_spaces.observation.shape),
-            action_size=int(env_spaces.action.n),
-        )
+    env_model_kwargs_fn: EnvModelKwargsFn | None = staticmethod(classic_model_kwargs)

@@ -15,16 +15,15 @@ actions is the same for every ``V_max > V_min``; only the greedy choice depends 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import torch
 
 from rlpyt.agents.base import check_discrete_action_space
 from rlpyt.agents.dqn.dqn_agent import DqnAgent
 from rlpyt.distributions.epsilon_greedy import CategoricalEpsilonGreedy
-from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import namedarraytuple
+from rlpyt.utils.hyperparams import Range, hyperparam
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import EnvSpaces
@@ -38,58 +37,29 @@ DEFAULT_V_MAX = 10.0
 class CatDqnAgent(DqnAgent):
     """Categorical DQN agent: ``model -> p [..., A, n_atoms]``; ``n_atoms`` goes to the model.
 
-    The other keywords are :class:`DqnAgent`'s, in rlpyt's order (``n_atoms`` after
-    ``initial_model_state_dict``).
-
-    Args:
-        ModelCls: Model class (None: ``default_model_cls``); it takes ``n_atoms``.
-        model_kwargs: Extra model keywords; ``n_atoms`` is set to the agent's (a different
-            ``n_atoms`` here is replaced, with a warning).
-        initial_model_state_dict: As :class:`DqnAgent`.
-        n_atoms: Number of atoms of each action's value distribution.
-        eps_init: As :class:`DqnAgent`.
-        eps_final: As :class:`DqnAgent`.
-        eps_final_min: As :class:`DqnAgent`.
-        eps_itr_min: As :class:`DqnAgent`.
-        eps_itr_max: As :class:`DqnAgent`.
-        eps_eval: As :class:`DqnAgent`.
+    ``ModelCls`` takes ``n_atoms``: ``model_kwargs`` get the agent's (a different ``n_atoms``
+    there is replaced, with a warning).
     """
 
     agent_info_cls = AgentInfo
+    n_atoms: int = hyperparam(
+        51,
+        "Number of atoms of each action's value distribution.",
+        Range(low=2, integer=True),
+        after="initial_model_state_dict",
+    )
 
-    def __init__(  # noqa: PLR0917 (rlpyt's keywords, positional in its order)
-        self,
-        ModelCls: type[torch.nn.Module] | None = None,  # noqa: N803
-        model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-        n_atoms: int = 51,
-        eps_init: float = 1,
-        eps_final: float = 0.01,
-        eps_final_min: float | None = None,
-        eps_itr_min: int = 50,
-        eps_itr_max: int = 1000,
-        eps_eval: float = 0.001,
-    ):
-        super().__init__(
-            ModelCls=ModelCls,
-            model_kwargs=model_kwargs,
-            initial_model_state_dict=initial_model_state_dict,
-            eps_init=eps_init,
-            eps_final=eps_final,
-            eps_final_min=eps_final_min,
-            eps_itr_min=eps_itr_min,
-            eps_itr_max=eps_itr_max,
-            eps_eval=eps_eval,
-        )
-        self.n_atoms = check_number(type(self).__name__, "n_atoms", n_atoms, low=2, integer=True)
+    def __post_init__(self) -> None:
+        """``model_kwargs`` get ``n_atoms`` (warned if they set another); the default support."""
+        super().__post_init__()
         given = self.model_kwargs.get("n_atoms", self.n_atoms)
         if given != self.n_atoms:  # the agent's value wins: say so, not silently
             warnings.warn(
                 f"{type(self).__name__}: model_kwargs n_atoms={given!r} differs from "
-                f"n_atoms={self.n_atoms!r}; the model gets the agent's n_atoms={self.n_atoms!r} "
-                "(as in rlpyt). Set it once, as the agent's n_atoms.",
+                f"n_atoms={self.n_atoms!r}; the model gets the agent's n_atoms={self.n_atoms!r}. "
+                "Set it once, as the agent's n_atoms.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
         self.model_kwargs["n_atoms"] = self.n_atoms
         self.V_min = DEFAULT_V_MIN

@@ -25,12 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 
-from rlpyt.agents.base import (
-    AgentStep,
-    BaseAgent,
-    check_discrete_action_space,
-    model_reads_prev_action,
-)
+from rlpyt.agents.base import AgentStep, check_discrete_action_space, model_reads_prev_action
 from rlpyt.agents.dqn.epsilon_greedy import EpsilonGreedyAgentMixin
 from rlpyt.distributions.epsilon_greedy import EpsilonGreedy
 from rlpyt.utils.collections import namedarraytuple
@@ -41,21 +36,12 @@ if TYPE_CHECKING:
 AgentInfo = namedarraytuple("AgentInfo", ["q"])
 
 
-class DqnAgent(EpsilonGreedyAgentMixin, BaseAgent):
+class DqnAgent(EpsilonGreedyAgentMixin):
     """Deep-Q agent for discrete actions: greedy on the model's Q-values, epsilon exploration.
 
-    Args:
-        ModelCls: Q-model class (None: ``default_model_cls`` of the concrete agent, e.g.
-            ``AtariDqnModel`` for ``AtariDqnAgent``).
-        model_kwargs: Extra model keywords (e.g. ``dict(dueling=True)``).
-        initial_model_state_dict: Loaded at :meth:`initialize`: an agent ``state_dict()``
-            (``{"model", "target"}``) or a flat model state dict (the target then copies it).
-        eps_init: Sample-mode epsilon before ``eps_itr_min``.
-        eps_final: Sample-mode epsilon after ``eps_itr_max``.
-        eps_final_min: Smallest per-env final epsilon (None: one epsilon for all envs).
-        eps_itr_min: Iteration where epsilon starts to decay.
-        eps_itr_max: Iteration where the decay ends.
-        eps_eval: Eval-mode epsilon.
+    ``ModelCls`` None: ``default_model_cls`` of the concrete agent (e.g. ``AtariDqnModel`` for
+    ``AtariDqnAgent``). ``initial_model_state_dict``: an agent ``state_dict()`` (``{"model",
+    "target"}``) or a flat model state dict (the target then copies it).
     """
 
     agent_info_cls: ClassVar[Any] = AgentInfo
@@ -64,30 +50,6 @@ class DqnAgent(EpsilonGreedyAgentMixin, BaseAgent):
     model_names: ClassVar[tuple[str, ...]] = ("model", "target_model")
     target_sources: ClassVar[Mapping[str, str]] = {"target_model": "model"}
     state_dict_keys: ClassVar[Mapping[str, str]] = {"target_model": "target"}
-
-    def __init__(
-        self,
-        ModelCls: type[torch.nn.Module] | None = None,  # noqa: N803
-        model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-        eps_init: float = 1,
-        eps_final: float = 0.01,
-        eps_final_min: float | None = None,
-        eps_itr_min: int = 50,
-        eps_itr_max: int = 1000,
-        eps_eval: float = 0.001,
-    ):
-        super().__init__(  # rlpyt's order; the mixin's are keywords
-            ModelCls=ModelCls,
-            model_kwargs=model_kwargs,
-            initial_model_state_dict=initial_model_state_dict,
-            eps_init=eps_init,
-            eps_final=eps_final,
-            eps_final_min=eps_final_min,
-            eps_itr_min=eps_itr_min,
-            eps_itr_max=eps_itr_max,
-            eps_eval=eps_eval,
-        )
 
     def __call__(
         self, observation: torch.Tensor, prev_action: torch.Tensor, prev_reward: torch.Tensor
@@ -127,6 +89,6 @@ class DqnAgent(EpsilonGreedyAgentMixin, BaseAgent):
     def _model_inputs(self, inputs: tuple) -> tuple:
         # Move first, then one-hot: the integer actions are the smaller tensor to move.
         observation, prev_action, prev_reward = self._to_device(inputs)
-        if not model_reads_prev_action(getattr(self, "model", None)):
+        if not model_reads_prev_action(self.model):
             return observation, prev_action, prev_reward  # the model ignores it: no one-hot
         return observation, self.distribution.to_onehot(prev_action), prev_reward

@@ -1,6 +1,6 @@
 """EpsilonGreedyAgentMixin: the exploration schedule of the deep-Q agents.
 
-Box: Agent (mixin of ``DqnAgent`` and its subclasses). Who calls what:
+Box: Agent (the base of ``DqnAgent`` and its subclasses). Who calls what:
 
 - the DQN-family algorithm, in its ``initialize`` (after the sampler started its workers),
   converts ``min_steps_learn`` and ``eps_steps`` to iterations and calls
@@ -12,7 +12,7 @@ Box: Agent (mixin of ``DqnAgent`` and its subclasses). Who calls what:
   distribution's epsilon for that iteration.
 
 Invariant: the iteration pair ``(eps_itr_min, eps_itr_max)`` lives in a shared-memory int
-array allocated in ``__init__``, before any sampler worker exists; workers receive the agent at
+array allocated at construction, before any sampler worker exists; workers receive the agent at
 their start (fork, or pickled by reference in the ``Process`` arguments under spawn and
 forkserver), so a schedule set later by the algorithm in the master is the one every worker
 reads at its next ``sample_mode``.
@@ -30,69 +30,100 @@ any training measures a random policy.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
+from rlpyt.agents.base import BaseAgent
 from rlpyt.utils.checks import check_number
+from rlpyt.utils.hyperparams import FRACTION, STEPS, hyperparam
 from rlpyt.utils.shared_memory import np_mp_array
 
 if TYPE_CHECKING:
-    from rlpyt.agents.base import BaseAgent as _MixedInto  # what the mixin is combined with
     from rlpyt.envs.base import EnvSpaces
-else:
-    _MixedInto = object
 
 EpsilonValue = float | torch.Tensor  # a scalar, or one value per local env [B]
 
 
-class EpsilonGreedyAgentMixin(_MixedInto):
-    """Sets the epsilon of an ``EpsilonGreedy`` distribution by iteration and mode.
+class SharedEpsilonItrs:
+    """``eps_itr_min`` and ``eps_itr_max``, kept in a shared-memory int array of two.
 
-    Combine before ``BaseAgent`` (``class DqnAgent(EpsilonGreedyAgentMixin, BaseAgent)``); the
-    remaining keywords go on to the next class's ``__init__``.
-
-    Args:
-        eps_init: Sample-mode epsilon up to ``eps_itr_min``.
-        eps_final: Sample-mode epsilon from ``eps_itr_max`` on (the largest final value when
-            ``eps_final_min`` is given).
-        eps_final_min: None for one epsilon for all envs; else the smallest of the log-spaced
-            per-env final values, in ``(0, eps_final]``.
-        eps_itr_min: Iteration where the linear decay starts (the algorithm usually resets it
-            with :meth:`set_epsilon_itr_min_max`).
-        eps_itr_max: Iteration where the decay ends.
-        eps_eval: Eval-mode epsilon (after iteration 0).
-        **kwargs: Keywords of the next class (``BaseAgent``: ``ModelCls``, ...).
+    The array is allocated at the first write, which is the constructor's (it stores both
+    keywords), so before any sampler worker exists. These properties live apart from
+    :class:`EpsilonGreedyAgentMixin`, whose class declares the two keywords under the same names.
     """
 
-    def __init__(
-        self,
-        *,
-        eps_init: float = 1,
-        eps_final: float = 0.01,
-        eps_final_min: float | None = None,
-        eps_itr_min: int = 50,
-        eps_itr_max: int = 1000,
-        eps_eval: float = 0.001,
-        **kwargs: Any,
-    ):
-        owner = type(self).__name__
-        self.eps_init = check_number(owner, "eps_init", eps_init, low=0, high=1)
-        self.eps_final = check_number(owner, "eps_final", eps_final, low=0, high=1)
-        self.eps_eval = check_number(owner, "eps_eval", eps_eval, low=0, high=1)
-        if eps_final_min is not None:
+    @cached_property
+    def _eps_itr_bounds(self) -> np.ndarray:
+        return np_mp_array(2, np.int64)
+
+    @property
+    def eps_itr_min(self) -> int:
+        """Iteration where the decay starts (read from shared memory)."""
+        return int(self._eps_itr_bounds[0])
+
+    @eps_itr_min.setter
+    def eps_itr_min(self, value: int) -> None:
+        self._eps_itr_bounds[0] = value
+
+    @property
+    def eps_itr_max(self) -> int:
+        """Iteration where the decay ends (read from shared memory)."""
+        return int(self._eps_itr_bounds[1])
+
+    @eps_itr_max.setter
+    def eps_itr_max(self, value: int) -> None:
+        self._eps_itr_bounds[1] = value
+
+
+class EpsilonGreedyAgentMixin(BaseAgent, SharedEpsilonItrs):
+    """Sets the epsilon of an ``EpsilonGreedy`` distribution by iteration and mode.
+
+    Its keywords come after ``BaseAgent``'s (``class DqnAgent(EpsilonGreedyAgentMixin)``).
+    ``eps_itr_min`` and ``eps_itr_max`` live in shared memory (:class:`SharedEpsilonItrs`);
+    the algorithm usually resets them with :meth:`set_epsilon_itr_min_max`.
+
+    Raises:
+        ValueError: an epsilon outside ``[0, 1]``, ``eps_final_min`` outside
+            ``(0, eps_final]``, or ``eps_itr_max < eps_itr_min``.
+    """
+
+    eps_init: float = hyperparam(1, "Sample-mode epsilon up to ``eps_itr_min``.", FRACTION)
+    eps_final: float = hyperparam(
+        0.01,
+        "Sample-mode epsilon from ``eps_itr_max`` on (with ``eps_final_min``: the largest "
+        "final value).",
+        FRACTION,
+    )
+    eps_final_min: float | None = hyperparam(
+        None,
+        "Smallest of the log-spaced per-env final values, in ``(0, eps_final]``; None: one "
+        "epsilon for all envs.",
+    )
+    eps_itr_min: int = hyperparam(50, "Iteration where the linear decay starts.", STEPS)
+    eps_itr_max: int = hyperparam(
+        1000, "Iteration where the decay ends (not before ``eps_itr_min``).", STEPS
+    )
+    eps_eval: float = hyperparam(0.001, "Eval-mode epsilon (after iteration 0).", FRACTION)
+
+    def __post_init__(self) -> None:
+        """Check ``eps_final_min`` and the iteration pair; the starting epsilons."""
+        super().__post_init__()
+        if self.eps_final_min is not None:
             check_number(
-                owner, "eps_final_min", eps_final_min, low=0, low_open=True, high=self.eps_final
+                type(self).__name__,
+                "eps_final_min",
+                self.eps_final_min,
+                low=0,
+                low_open=True,
+                high=self.eps_final,
             )
-        self.eps_final_min = eps_final_min
-        # Shared before any worker starts: (itr_min, itr_max), set later by the algorithm.
-        self._eps_itr_bounds = np_mp_array(2, np.int64)
-        self.set_epsilon_itr_min_max(eps_itr_min, eps_itr_max)
+        self.set_epsilon_itr_min_max(self.eps_itr_min, self.eps_itr_max)
         self._eps_init_value: EpsilonValue = self.eps_init
         self._eps_final_value: EpsilonValue = self.eps_final
         self._epsilon: EpsilonValue = self.eps_init
-        super().__init__(**kwargs)
 
     # ---- schedule -----------------------------------------------------------------------
 
@@ -106,16 +137,6 @@ class EpsilonGreedyAgentMixin(_MixedInto):
         itr_min = check_number(owner, "eps_itr_min", eps_itr_min, low=0, integer=True)
         itr_max = check_number(owner, "eps_itr_max", eps_itr_max, low=itr_min, integer=True)
         self._eps_itr_bounds[:] = (itr_min, itr_max)
-
-    @property
-    def eps_itr_min(self) -> int:
-        """Iteration where the decay starts (read from shared memory)."""
-        return int(self._eps_itr_bounds[0])
-
-    @property
-    def eps_itr_max(self) -> int:
-        """Iteration where the decay ends (read from shared memory)."""
-        return int(self._eps_itr_bounds[1])
 
     @property
     def epsilon(self) -> EpsilonValue:

@@ -16,7 +16,7 @@ starts from the state the sampler's agent had at its first step.
 Composition: :class:`R2d1AgentBase` (the forward passes) with ``RecurrentAgentMixin``
 (:class:`R2d1Agent`, one state for all envs) or ``AlternatingRecurrentAgentMixin``
 (:class:`R2d1AlternatingAgent`, two env groups, for ``AlternatingSampler``); env-family
-mixins give the model keywords (``AtariR2d1Agent`` in ``atari/atari_r2d1_agent.py``,
+functions give the model keywords (``AtariR2d1Agent`` in ``atari/atari_r2d1_agent.py``,
 ``ClassicR2d1Agent`` in ``classic.py``).
 """
 
@@ -42,9 +42,7 @@ AgentInfo = namedarraytuple("AgentInfo", ["q", "prev_rnn_state"])
 class R2d1AgentBase(DqnAgent):
     """Recurrent deep-Q agent; the model returns ``(q [..., A], next_rnn_state)``.
 
-    Combine with a recurrent-state mixin (see the module docstring). Constructor keywords:
-    those of :class:`~rlpyt.agents.dqn.dqn_agent.DqnAgent` (``ModelCls``, ``model_kwargs``,
-    ``initial_model_state_dict``, the ``eps_*`` schedule).
+    Combine with a recurrent-state mixin (see the module docstring).
     """
 
     agent_info_cls: ClassVar[Any] = AgentInfo

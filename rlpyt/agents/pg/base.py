@@ -8,8 +8,9 @@ Every PG agent is one of two skeletons, :class:`PgAgent` (feed-forward) or
   ``gaussian.py``): makes the distribution for the env spaces (``make_distribution``), names the
   ``DistInfoCls`` the model's outputs fill, and may transform the model inputs
   (``_model_inputs``, e.g. one-hot);
-- an env-family mixin (``atari.py``, ``mujoco.py``, ``classic.py``): the model keywords that
-  depend on the env spaces (``make_env_to_model_kwargs``);
+- an env-kind function (``rlpyt.agents.model_keywords``, named by the concrete agents of
+  ``atari.py``, ``mujoco.py``, ``classic.py`` in ``env_model_kwargs_fn``): the model keywords
+  that depend on the env spaces;
 - ``default_model_cls``, the model class built when ``ModelCls`` is None.
 
 The model maps ``(observation, prev_action, prev_reward[, init_rnn_state])`` to

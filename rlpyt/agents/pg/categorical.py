@@ -10,6 +10,7 @@ before the model. Shapes: ``observation [..., *obs_shape]``, ``prev_reward [...]
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 # check_discrete_action_space lives in rlpyt.agents.base; this module stays an import path of it.
@@ -19,19 +20,22 @@ from rlpyt.agents.recurrent import AlternatingRecurrentAgentMixin, RecurrentAgen
 from rlpyt.distributions.categorical import Categorical, DistInfo
 
 if TYPE_CHECKING:
-    from rlpyt.agents.base import BaseAgent as _MixedInto  # what the mixin is combined with
     from rlpyt.envs.base import EnvSpaces
-else:
-    _MixedInto = object
 
 
-class CategoricalPgMixin(_MixedInto):
-    """Builds ``Categorical(dim=n)`` and one-hot codes ``prev_action`` on the device."""
+class CategoricalPgMixin:
+    """Builds ``Categorical(dim=n)`` and one-hot codes ``prev_action`` on the device.
+
+    Combined before a PG skeleton (``PgAgent``, ``RecurrentPgAgent``), whose ``BaseAgent``
+    provides the attributes declared here.
+    """
 
     DistInfoCls = DistInfo
     # A Categorical made by BaseAgent.initialize (make_distribution), or the sampler's
     # SamplingNoise standing in for it; typed as BaseAgent's, so agents fit the Agent Protocol.
     distribution: Any
+    model: Any  # from BaseAgent (None before initialize)
+    _to_device: Callable[[Any], Any]  # from BaseAgent
 
     def make_distribution(self, env_spaces: EnvSpaces) -> Categorical:
         """``Categorical(dim=n)`` over the ``n`` discrete actions.
@@ -46,7 +50,7 @@ class CategoricalPgMixin(_MixedInto):
     def _model_inputs(self, inputs: tuple) -> tuple:
         # Move first, then one-hot: the integer actions are the smaller tensor to move.
         observation, prev_action, *rest = self._to_device(inputs)
-        if not model_reads_prev_action(getattr(self, "model", None)):
+        if not model_reads_prev_action(self.model):
             return (observation, prev_action, *rest)  # the model ignores it: no one-hot
         return (observation, self.distribution.to_onehot(prev_action), *rest)
 

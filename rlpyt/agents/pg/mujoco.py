@@ -1,12 +1,13 @@
 """Policy-gradient agents for continuous control: Gaussian policies over MLP models.
 
-Each agent is a Gaussian PG agent with :class:`MujocoMixin` and its default model class.
+Each agent is a Gaussian PG agent with the continuous-control model keywords
+(``mujoco_model_kwargs``) and its default model class; :class:`MujocoMixin` gives the same
+keywords to an agent family combined with it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+from rlpyt.agents.model_keywords import EnvModelKwargsFn, mujoco_model_kwargs
 from rlpyt.agents.pg.gaussian import (
     AlternatingRecurrentGaussianPgAgent,
     GaussianPgAgent,
@@ -15,38 +16,32 @@ from rlpyt.agents.pg.gaussian import (
 from rlpyt.models.pg.mujoco_ff_model import MujocoFfModel
 from rlpyt.models.pg.mujoco_lstm_model import MujocoLstmModel
 
-if TYPE_CHECKING:
-    from rlpyt.envs.base import EnvSpaces
-
 
 class MujocoMixin:
-    """Model keywords from continuous-control env spaces: ``observation_shape``, ``action_size``."""
+    """Names ``mujoco_model_kwargs`` as the agent's ``env_model_kwargs_fn``.
 
-    def make_env_to_model_kwargs(self, env_spaces: EnvSpaces) -> dict[str, Any]:
-        """``observation_shape=observation.shape``, ``action_size=action.shape[0]``."""
-        if len(env_spaces.action.shape) != 1:
-            raise ValueError(
-                f"Mujoco agents need a 1-D action space, got shape {env_spaces.action.shape}."
-            )
-        return dict(
-            observation_shape=tuple(env_spaces.observation.shape),
-            action_size=int(env_spaces.action.shape[0]),
-        )
+    Combined before an agent family (``class MyAgent(MujocoMixin, GaussianPgAgent)``).
+    """
+
+    env_model_kwargs_fn: EnvModelKwargsFn | None = staticmethod(mujoco_model_kwargs)
 
 
-class MujocoFfAgent(MujocoMixin, GaussianPgAgent):
+class MujocoFfAgent(GaussianPgAgent):
     """Feed-forward A2C/PPO agent for continuous control; default model :class:`MujocoFfModel`."""
 
     default_model_cls = MujocoFfModel
+    env_model_kwargs_fn = staticmethod(mujoco_model_kwargs)
 
 
-class MujocoLstmAgent(MujocoMixin, RecurrentGaussianPgAgent):
+class MujocoLstmAgent(RecurrentGaussianPgAgent):
     """Recurrent A2C/PPO agent for continuous control; default model :class:`MujocoLstmModel`."""
 
     default_model_cls = MujocoLstmModel
+    env_model_kwargs_fn = staticmethod(mujoco_model_kwargs)
 
 
-class AlternatingMujocoLstmAgent(MujocoMixin, AlternatingRecurrentGaussianPgAgent):
+class AlternatingMujocoLstmAgent(AlternatingRecurrentGaussianPgAgent):
     """Recurrent continuous-control agent for the alternating samplers (model MujocoLstmModel)."""
 
     default_model_cls = MujocoLstmModel
+    env_model_kwargs_fn = staticmethod(mujoco_model_kwargs)

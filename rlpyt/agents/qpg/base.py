@@ -17,13 +17,13 @@ Invariants:
   updates them all. Targets start as copies of their sources.
 - The action space is a 1-D Box with bounds ``[-h, h]`` in every dim; agents act in env units
   (:func:`check_qpg_action_space` returns ``h``).
-- ``min_itr_learn`` lives in shared memory, allocated in ``__init__`` before any sampler worker
+- ``min_itr_learn`` lives in shared memory, allocated at construction before any sampler worker
   exists, so workers see the value the algorithm gives after they started.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -31,9 +31,10 @@ import torch
 from torch import Tensor
 
 from rlpyt.agents.base import BaseAgent, ModelClass
-from rlpyt.agents.model_keywords import required_keywords
+from rlpyt.agents.model_keywords import mujoco_model_kwargs, required_keywords
 from rlpyt.spaces.float_box import FloatBox
 from rlpyt.utils.checks import check_number, leaf_space, space_description, space_kind_error
+from rlpyt.utils.hyperparams import DescribedCheck, copied_dict, described
 from rlpyt.utils.shared_memory import np_mp_array
 
 if TYPE_CHECKING:
@@ -88,34 +89,19 @@ def check_qpg_action_space(action_space: FloatBox | GymSpaceWrapper, agent_name:
     return bound
 
 
-class MinItrLearnMixin:
-    """``give_min_itr_learn``: the iteration where learning starts, shared with sampler workers.
+def model_kwargs_or_hidden(hidden_sizes: Sequence[int]) -> DescribedCheck:
+    """The check of a QPG agent's model keywords: a copied dict, None giving ``hidden_sizes``.
 
-    The agents explore differently before it (``pretrain_std``). Combine before
-    :class:`QpgAgent`; the mixin's ``__init__`` allocates the shared value and passes every
-    keyword on.
+    ``None`` becomes ``{"hidden_sizes": list(hidden_sizes)}``, the agent's default network.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        # Shared before any worker starts: the algorithm sets it after the sampler started.
-        self._min_itr_learn = np_mp_array(1, np.int64)
-        super().__init__(*args, **kwargs)
+    @described(f"a dict (copied; None: dict(hidden_sizes={list(hidden_sizes)}))")
+    def model_kwargs(owner: str, name: str, value: object) -> dict[str, Any]:
+        if value is None:
+            return {"hidden_sizes": list(hidden_sizes)}
+        return copied_dict(owner, name, value)
 
-    def give_min_itr_learn(self, min_itr_learn: int) -> None:
-        """Set the first iteration of learning (the algorithm calls this in ``initialize``).
-
-        Raises:
-            ValueError: negative or fractional.
-        """
-        value = check_number(
-            type(self).__name__, "min_itr_learn", min_itr_learn, low=0, integer=True
-        )
-        self._min_itr_learn[0] = value
-
-    @property
-    def min_itr_learn(self) -> int:
-        """First iteration of learning (0 until given), read from shared memory."""
-        return int(self._min_itr_learn[0])
+    return model_kwargs
 
 
 class QpgAgent(BaseAgent):
@@ -123,30 +109,20 @@ class QpgAgent(BaseAgent):
 
     Subclasses declare their models in ``BaseAgent``'s class attributes (``model_names``,
     ``trained_names``, ``target_sources``), build the distribution in ``make_distribution``
-    and give each extra model's class and keywords in :meth:`model_specs`.
-
-    Args:
-        ModelCls: Policy model class (mu or pi).
-        model_kwargs: Policy model keywords (copied).
-        initial_model_state_dict: Loaded at :meth:`initialize` by :meth:`load_state_dict`: a
-            flat policy-model state dict, or an agent ``state_dict()`` (every entry it has).
+    and give each extra model's class and keywords in :meth:`model_specs`. Every model gets
+    ``observation_shape`` and ``action_size`` from the env (``mujoco_model_kwargs``).
+    ``initial_model_state_dict`` is loaded by :meth:`load_state_dict`: a flat policy-model
+    state dict, or an agent ``state_dict()`` (every entry it has).
     """
 
     # Hidden sizes of every model whose class requires them and whose keywords leave them out.
     default_hidden_sizes: ClassVar[Sequence[int] | None] = None
+    env_model_kwargs_fn = staticmethod(mujoco_model_kwargs)
 
-    def __init__(
-        self,
-        ModelCls: type[torch.nn.Module] | None = None,  # noqa: N803
-        model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-    ):
-        self.action_max = 1.0  # h, from the action space at initialize
-        super().__init__(
-            ModelCls=ModelCls,
-            model_kwargs=model_kwargs,
-            initial_model_state_dict=initial_model_state_dict,
-        )
+    def __post_init__(self) -> None:
+        """The action bound ``h``: 1 until ``initialize`` reads it from the action space."""
+        super().__post_init__()
+        self.action_max = 1.0
 
     # ---- construction ---------------------------------------------------------------------
 
@@ -160,13 +136,6 @@ class QpgAgent(BaseAgent):
         if self.default_hidden_sizes is not None and "hidden_sizes" in required_keywords(ModelCls):
             defaults["hidden_sizes"] = list(self.default_hidden_sizes)
         return defaults
-
-    def make_env_to_model_kwargs(self, env_spaces: EnvSpaces) -> dict[str, Any]:
-        """``observation_shape`` and ``action_size`` (every QPG model takes them)."""
-        return dict(
-            observation_shape=tuple(env_spaces.observation.shape),
-            action_size=int(env_spaces.action.shape[0]),
-        )
 
     def check_action_space(self, env_spaces: EnvSpaces) -> int:
         """Check the action space (see :func:`check_qpg_action_space`), keep ``h``; return A."""
@@ -188,6 +157,36 @@ class QpgAgent(BaseAgent):
         """
         first, second = names
         return getattr(self, first)(*inputs), getattr(self, second)(*inputs)
+
+
+class MinItrLearnMixin(QpgAgent):
+    """``give_min_itr_learn``: the iteration where learning starts, shared with sampler workers.
+
+    The agents explore differently before it (``pretrain_std``). Combined before the agent's
+    family; the shared value is allocated at construction, before any sampler worker exists.
+    """
+
+    def __post_init__(self) -> None:
+        """Allocate the shared value (0 until the algorithm gives it)."""
+        super().__post_init__()
+        # Shared before any worker starts: the algorithm sets it after the sampler started.
+        self._min_itr_learn = np_mp_array(1, np.int64)
+
+    def give_min_itr_learn(self, min_itr_learn: int) -> None:
+        """Set the first iteration of learning (the algorithm calls this in ``initialize``).
+
+        Raises:
+            ValueError: negative or fractional.
+        """
+        value = check_number(
+            type(self).__name__, "min_itr_learn", min_itr_learn, low=0, integer=True
+        )
+        self._min_itr_learn[0] = value
+
+    @property
+    def min_itr_learn(self) -> int:
+        """First iteration of learning (0 until given), read from shared memory."""
+        return int(self._min_itr_learn[0])
 
 
 TwinQ = tuple[torch.Tensor, torch.Tensor]

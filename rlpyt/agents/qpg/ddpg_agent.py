@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import torch
 
 from rlpyt.agents.base import AgentStep, ModelClass
-from rlpyt.agents.qpg.base import QpgAgent
+from rlpyt.agents.qpg.base import QpgAgent, model_kwargs_or_hidden
 from rlpyt.distributions.gaussian import DistInfo, Gaussian
 from rlpyt.models.qpg.mlp import MuMlpModel, QofMuMlpModel
-from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import namedarraytuple
+from rlpyt.utils.hyperparams import NONNEGATIVE, POSITIVE, hyperparam
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import EnvSpaces
@@ -40,21 +40,37 @@ DDPG_HIDDEN_SIZES = [400, 300]
 class DdpgAgent(QpgAgent):
     """DDPG agent: acts with ``mu(s)`` plus Gaussian noise; eval mode acts with ``mu(s)``.
 
-    Args:
-        ModelCls: Policy class, built with ``observation_shape``, ``action_size`` and
-            ``output_max=h`` plus ``model_kwargs``.
-        QModelCls: Q-function class, built with ``observation_shape``, ``action_size`` plus
-            ``q_model_kwargs``.
-        model_kwargs: None -> ``dict(hidden_sizes=[400, 300])``; keywords that leave out
-            ``hidden_sizes`` get ``[400, 300]`` too. ``output_max`` (default ``h``) may be set:
-            a value other than ``h`` is used, with one warning.
-        q_model_kwargs: None -> ``dict(hidden_sizes=[400, 300])``, likewise.
-        initial_model_state_dict: A flat mu state dict (the target mu copies it), or an agent
-            ``state_dict()``.
-        initial_q_model_state_dict: A flat Q state dict (the target Q copies it).
-        action_std: Exploration std in units of the action bound ``h`` (>= 0).
-        action_noise_clip: None, or the bound of the exploration noise in units of ``h``.
+    ``ModelCls`` (mu) is built with ``observation_shape``, ``action_size`` and ``output_max=h``
+    plus ``model_kwargs``; ``QModelCls`` with ``observation_shape``, ``action_size`` plus
+    ``q_model_kwargs``. Keywords that leave out ``hidden_sizes`` get ``[400, 300]``;
+    ``model_kwargs`` may set ``output_max`` (a value other than ``h`` is used, with one
+    warning). ``initial_model_state_dict``: a flat mu state dict (the target mu copies it), or
+    an agent ``state_dict()``.
     """
+
+    ModelCls = hyperparam(MuMlpModel)
+    QModelCls: type[torch.nn.Module] = hyperparam(
+        QofMuMlpModel, "Q-function class.", after="ModelCls"
+    )
+    model_kwargs = hyperparam(valid=model_kwargs_or_hidden(DDPG_HIDDEN_SIZES))
+    q_model_kwargs: dict[str, Any] = hyperparam(
+        None,
+        "Q model keywords.",
+        model_kwargs_or_hidden(DDPG_HIDDEN_SIZES),
+        after="model_kwargs",
+        type=Mapping[str, Any] | None,
+    )
+    initial_q_model_state_dict: Mapping[str, Any] | None = hyperparam(
+        None,
+        "A flat Q state dict (the target Q copies it).",
+        after="initial_model_state_dict",
+    )
+    action_std: float = hyperparam(
+        0.1, "Exploration std in units of the action bound ``h``.", NONNEGATIVE
+    )
+    action_noise_clip: float | None = hyperparam(
+        None, "Bound of the exploration noise in units of ``h``; None: unbounded.", POSITIVE
+    )
 
     q_model: Any
     target_model: Any
@@ -67,35 +83,6 @@ class DdpgAgent(QpgAgent):
         "target_model": "model",
         "target_q_model": "q_model",
     }
-
-    def __init__(
-        self,
-        ModelCls: type[torch.nn.Module] = MuMlpModel,  # noqa: N803
-        QModelCls: type[torch.nn.Module] = QofMuMlpModel,  # noqa: N803
-        model_kwargs: Mapping[str, Any] | None = None,
-        q_model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-        initial_q_model_state_dict: Mapping[str, Any] | None = None,
-        action_std: float = 0.1,
-        action_noise_clip: float | None = None,
-    ):
-        owner = type(self).__name__
-        self.action_std = check_number(owner, "action_std", action_std, low=0)
-        if action_noise_clip is not None:
-            check_number(owner, "action_noise_clip", action_noise_clip, low=0, low_open=True)
-        self.action_noise_clip = action_noise_clip
-        self.QModelCls = QModelCls
-        if model_kwargs is None:
-            model_kwargs = dict(hidden_sizes=DDPG_HIDDEN_SIZES)
-        if q_model_kwargs is None:
-            q_model_kwargs = dict(hidden_sizes=DDPG_HIDDEN_SIZES)
-        self.q_model_kwargs = dict(q_model_kwargs)
-        self.initial_q_model_state_dict = initial_q_model_state_dict
-        super().__init__(
-            ModelCls=ModelCls,
-            model_kwargs=model_kwargs,
-            initial_model_state_dict=initial_model_state_dict,
-        )
 
     # ---- construction ---------------------------------------------------------------------
 

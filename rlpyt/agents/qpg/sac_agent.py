@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import torch
 
 from rlpyt.agents.base import AgentStep, ModelClass
-from rlpyt.agents.qpg.base import MinItrLearnMixin, TwinQMixin
+from rlpyt.agents.qpg.base import MinItrLearnMixin, TwinQMixin, model_kwargs_or_hidden
 from rlpyt.distributions.gaussian import DistInfoStd, Gaussian
 from rlpyt.models.qpg.mlp import PiMlpModel, QofMuMlpModel
-from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import namedarraytuple
+from rlpyt.utils.hyperparams import NONNEGATIVE, POSITIVE, hyperparam
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import EnvSpaces
@@ -44,18 +44,37 @@ MAX_LOG_STD = 2.0
 class SacAgent(MinItrLearnMixin, TwinQMixin):
     """SAC agent: pi (Gaussian, tanh-squashed), Q1, Q2 and target Q1, Q2.
 
-    Args:
-        ModelCls: Policy class (``(mean, log_std)`` output), built with
-            ``observation_shape``, ``action_size`` plus ``model_kwargs``.
-        QModelCls: Q-function class (both Qs), built the same way plus ``q_model_kwargs``.
-        model_kwargs: None -> ``dict(hidden_sizes=[256, 256])``; keywords that leave out
-            ``hidden_sizes`` get ``[256, 256]`` too.
-        q_model_kwargs: None -> ``dict(hidden_sizes=[256, 256])``, likewise.
-        v_model_kwargs: Accepted for rlpyt's configs, unused (see ``sac_v_agent`` for SAC_V).
-        initial_model_state_dict: A flat pi state dict, or an agent ``state_dict()``.
-        action_squash: Scale of the tanh squashing in units of ``h`` (> 0).
-        pretrain_std: Pre-squash sampling std before ``min_itr_learn`` (>= 0).
+    ``ModelCls`` (pi, ``(mean, log_std)`` output) is built with ``observation_shape``,
+    ``action_size`` plus ``model_kwargs``; ``QModelCls`` (both Qs) the same way plus
+    ``q_model_kwargs``. Keywords that leave out ``hidden_sizes`` get ``[256, 256]``.
+    ``initial_model_state_dict``: a flat pi state dict, or an agent ``state_dict()``.
     """
+
+    ModelCls = hyperparam(PiMlpModel)
+    QModelCls: type[torch.nn.Module] = hyperparam(
+        QofMuMlpModel, "Q-function class (both Qs).", after="ModelCls"
+    )
+    model_kwargs = hyperparam(valid=model_kwargs_or_hidden(SAC_HIDDEN_SIZES))
+    q_model_kwargs: dict[str, Any] = hyperparam(
+        None,
+        "Q model keywords (both Qs).",
+        model_kwargs_or_hidden(SAC_HIDDEN_SIZES),
+        after="model_kwargs",
+        type=Mapping[str, Any] | None,
+    )
+    v_model_kwargs: dict[str, Any] = hyperparam(
+        None,
+        "V model keywords (used by ``sac_v_agent.SacAgent``; accepted here for rlpyt's configs).",
+        model_kwargs_or_hidden(SAC_HIDDEN_SIZES),
+        after="q_model_kwargs",
+        type=Mapping[str, Any] | None,
+    )
+    action_squash: float = hyperparam(
+        1.0, "Scale of the tanh squashing in units of the action bound ``h``.", POSITIVE
+    )
+    pretrain_std: float = hyperparam(
+        0.75, "Pre-squash sampling std before ``min_itr_learn``.", NONNEGATIVE
+    )
 
     q1_model: Any
     q2_model: Any
@@ -76,37 +95,10 @@ class SacAgent(MinItrLearnMixin, TwinQMixin):
         "target_q2_model": "q2_model",
     }
 
-    def __init__(
-        self,
-        ModelCls: type[torch.nn.Module] = PiMlpModel,  # noqa: N803
-        QModelCls: type[torch.nn.Module] = QofMuMlpModel,  # noqa: N803
-        model_kwargs: Mapping[str, Any] | None = None,
-        q_model_kwargs: Mapping[str, Any] | None = None,
-        v_model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-        action_squash: float = 1.0,
-        pretrain_std: float = 0.75,
-    ):
-        owner = type(self).__name__
-        self.action_squash = check_number(
-            owner, "action_squash", action_squash, low=0, low_open=True
-        )
-        self.pretrain_std = check_number(owner, "pretrain_std", pretrain_std, low=0)
-        self.QModelCls = QModelCls
+    def __post_init__(self) -> None:
+        """The policy distribution's place (built in ``make_distribution``)."""
+        super().__post_init__()
         self.pi_distribution: Gaussian | None = None
-        self.q_model_kwargs = dict(
-            q_model_kwargs if q_model_kwargs is not None else {"hidden_sizes": SAC_HIDDEN_SIZES}
-        )
-        self.v_model_kwargs = dict(
-            v_model_kwargs if v_model_kwargs is not None else {"hidden_sizes": SAC_HIDDEN_SIZES}
-        )
-        super().__init__(
-            ModelCls=ModelCls,
-            model_kwargs=(
-                model_kwargs if model_kwargs is not None else {"hidden_sizes": SAC_HIDDEN_SIZES}
-            ),
-            initial_model_state_dict=initial_model_state_dict,
-        )
 
     # ---- construction ---------------------------------------------------------------------
 

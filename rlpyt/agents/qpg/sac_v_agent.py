@@ -16,24 +16,18 @@ import torch
 
 from rlpyt.agents.base import ModelClass
 from rlpyt.agents.qpg.sac_agent import SacAgent as _SacAgent
-from rlpyt.models.qpg.mlp import PiMlpModel, QofMuMlpModel, VMlpModel
+from rlpyt.models.qpg.mlp import VMlpModel
+from rlpyt.utils.hyperparams import hyperparam
 
 
 class SacAgent(_SacAgent):
     """SAC_V agent: pi, Q1, Q2, V and target V.
 
-    Args:
-        ModelCls: Policy class, as in ``rlpyt.agents.qpg.sac_agent.SacAgent``.
-        QModelCls: Q-function class (both Qs).
-        VModelCls: Value class, built with ``observation_shape``, ``action_size`` plus
-            ``v_model_kwargs``.
-        model_kwargs: None -> ``dict(hidden_sizes=[256, 256])``.
-        q_model_kwargs: None -> ``dict(hidden_sizes=[256, 256])``.
-        v_model_kwargs: None -> ``dict(hidden_sizes=[256, 256])``.
-        initial_model_state_dict: A flat pi state dict, or an agent ``state_dict()``.
-        action_squash: Scale of the tanh squashing in units of the action bound ``h``.
-        pretrain_std: Pre-squash sampling std before ``min_itr_learn``.
+    ``VModelCls`` is built with ``observation_shape``, ``action_size`` plus
+    ``v_model_kwargs``; the other keywords are ``rlpyt.agents.qpg.sac_agent.SacAgent``'s.
     """
+
+    VModelCls: type[torch.nn.Module] = hyperparam(VMlpModel, "Value class.", after="QModelCls")
 
     v_model: Any
     target_v_model: Any
@@ -47,30 +41,6 @@ class SacAgent(_SacAgent):
     )
     trained_names: ClassVar[tuple[str, ...]] = ("model", "q1_model", "q2_model", "v_model")
     target_sources: ClassVar[Mapping[str, str]] = {"target_v_model": "v_model"}
-
-    def __init__(  # noqa: PLR0917 (rlpyt's keywords, positional in its order)
-        self,
-        ModelCls: type[torch.nn.Module] = PiMlpModel,  # noqa: N803
-        QModelCls: type[torch.nn.Module] = QofMuMlpModel,  # noqa: N803
-        VModelCls: type[torch.nn.Module] = VMlpModel,  # noqa: N803
-        model_kwargs: Mapping[str, Any] | None = None,
-        q_model_kwargs: Mapping[str, Any] | None = None,
-        v_model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-        action_squash: float = 1.0,
-        pretrain_std: float = 0.75,
-    ):
-        self.VModelCls = VModelCls
-        super().__init__(
-            ModelCls=ModelCls,
-            QModelCls=QModelCls,
-            model_kwargs=model_kwargs,
-            q_model_kwargs=q_model_kwargs,
-            v_model_kwargs=v_model_kwargs,
-            initial_model_state_dict=initial_model_state_dict,
-            action_squash=action_squash,
-            pretrain_std=pretrain_std,
-        )
 
     def model_specs(self) -> dict[str, tuple[ModelClass, Mapping[str, Any]]]:
         """Q1, Q2 (``QModelCls``, ``q_model_kwargs``) and V (``VModelCls``, ``v_model_kwargs``)."""

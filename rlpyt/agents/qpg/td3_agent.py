@@ -22,8 +22,7 @@ from rlpyt.agents.base import ModelClass
 from rlpyt.agents.qpg.base import MinItrLearnMixin, TwinQMixin
 from rlpyt.agents.qpg.ddpg_agent import DdpgAgent
 from rlpyt.distributions.gaussian import DistInfo, Gaussian
-from rlpyt.models.qpg.mlp import MuMlpModel, QofMuMlpModel
-from rlpyt.utils.checks import check_number
+from rlpyt.utils.hyperparams import FIRST, NONNEGATIVE, POSITIVE, hyperparam
 
 if TYPE_CHECKING:
     from rlpyt.envs.base import EnvSpaces
@@ -32,20 +31,34 @@ if TYPE_CHECKING:
 class Td3Agent(MinItrLearnMixin, TwinQMixin, DdpgAgent):  # type: ignore[misc]  # twin q
     """TD3 agent: mu, twin Q1/Q2 and target copies of all three.
 
-    Args:
-        pretrain_std: Sampling std before ``min_itr_learn``, in units of ``h`` (>= 0).
-        target_noise_std: Std of the target-policy smoothing noise, in units of ``h``.
-        target_noise_clip: Bound of the smoothing noise, in units of ``h`` (> 0).
-        initial_q2_model_state_dict: A flat Q2 state dict (the target Q2 copies it).
-        ModelCls: As ``DdpgAgent``.
-        QModelCls: As ``DdpgAgent`` (both Qs).
-        model_kwargs: As ``DdpgAgent``.
-        q_model_kwargs: As ``DdpgAgent`` (both Qs).
-        initial_model_state_dict: As ``DdpgAgent``.
-        initial_q_model_state_dict: As ``DdpgAgent``.
-        action_std: As ``DdpgAgent``.
-        action_noise_clip: As ``DdpgAgent``.
+    Its own keywords come first; the others are :class:`DdpgAgent`'s (``QModelCls`` and
+    ``q_model_kwargs`` for both Qs).
     """
+
+    pretrain_std: float = hyperparam(
+        0.5, "Sampling std before ``min_itr_learn``, in units of ``h``.", NONNEGATIVE, after=FIRST
+    )
+    target_noise_std: float = hyperparam(
+        0.2,
+        "Std of the target-policy smoothing noise, in units of ``h``.",
+        NONNEGATIVE,
+        after="pretrain_std",
+    )
+    target_noise_clip: float = hyperparam(
+        0.5,
+        "Bound of the smoothing noise, in units of ``h``.",
+        POSITIVE,
+        after="target_noise_std",
+    )
+    initial_q2_model_state_dict: Mapping[str, Any] | None = hyperparam(
+        None,
+        "A flat Q2 state dict (the target Q2 copies it).",
+        after="target_noise_clip",
+    )
+    # DdpgAgent's places: the first base, a mixin, orders only BaseAgent's keywords.
+    QModelCls = hyperparam(after="ModelCls")
+    q_model_kwargs = hyperparam(after="model_kwargs")
+    initial_q_model_state_dict = hyperparam(after="initial_model_state_dict")
 
     q2_model: Any
     target_q2_model: Any
@@ -66,39 +79,10 @@ class Td3Agent(MinItrLearnMixin, TwinQMixin, DdpgAgent):  # type: ignore[misc]  
         "target_q2_model": "q2_model",
     }
 
-    def __init__(  # noqa: PLR0917 (rlpyt's keywords, positional in its order)
-        self,
-        pretrain_std: float = 0.5,
-        target_noise_std: float = 0.2,
-        target_noise_clip: float = 0.5,
-        initial_q2_model_state_dict: Mapping[str, Any] | None = None,
-        ModelCls: type[torch.nn.Module] = MuMlpModel,  # noqa: N803
-        QModelCls: type[torch.nn.Module] = QofMuMlpModel,  # noqa: N803
-        model_kwargs: Mapping[str, Any] | None = None,
-        q_model_kwargs: Mapping[str, Any] | None = None,
-        initial_model_state_dict: Mapping[str, Any] | None = None,
-        initial_q_model_state_dict: Mapping[str, Any] | None = None,
-        action_std: float = 0.1,
-        action_noise_clip: float | None = None,
-    ):
-        owner = type(self).__name__
-        self.pretrain_std = check_number(owner, "pretrain_std", pretrain_std, low=0)
-        self.target_noise_std = check_number(owner, "target_noise_std", target_noise_std, low=0)
-        self.target_noise_clip = check_number(
-            owner, "target_noise_clip", target_noise_clip, low=0, low_open=True
-        )
-        self.initial_q2_model_state_dict = initial_q2_model_state_dict
+    def __post_init__(self) -> None:
+        """The smoothing distribution's place (built in ``make_distribution``)."""
+        super().__post_init__()
         self.target_distribution: Gaussian | None = None
-        super().__init__(
-            ModelCls=ModelCls,
-            QModelCls=QModelCls,
-            model_kwargs=model_kwargs,
-            q_model_kwargs=q_model_kwargs,
-            initial_model_state_dict=initial_model_state_dict,
-            initial_q_model_state_dict=initial_q_model_state_dict,
-            action_std=action_std,
-            action_noise_clip=action_noise_clip,
-        )
 
     def model_specs(self) -> dict[str, tuple[ModelClass, Mapping[str, Any]]]:
         """Q1 and Q2, both ``(QModelCls, q_model_kwargs)``."""

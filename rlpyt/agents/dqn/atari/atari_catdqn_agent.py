@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from rlpyt.agents.dqn.atari.mixin import AtariMixin
 from rlpyt.agents.dqn.catdqn_agent import CatDqnAgent
+from rlpyt.agents.model_keywords import atari_model_kwargs
 from rlpyt.models.dqn.atari_catdqn_model import AtariCatDqnModel
 
 
-class AtariCatDqnAgent(AtariMixin, CatDqnAgent):
-    """Categorical DQN agent for Atari; the model gets ``image_shape``, ``output_size``.
-
-    Constructor keywords: those of :class:`~rlpyt.agents.dqn.catdqn_agent.CatDqnAgent`
-    (``n_atoms`` included); default model
-    :class:`~rlpyt.models.dqn.atari_catdqn_model.AtariCatDqnModel`.
-    """
+class AtariCatDqnAgent(CatDqnAgent):
+    """Categorical DQN agent for Atari; the model gets ``image_shape``, ``output_size``."""
 
     default_model_cls = AtariCatDqnModel
+    env_model_kwargs_fn = staticmethod(atari_model_kwargs)
