@@ -20,12 +20,14 @@ buffer records, the previous step's action and reward (the ``[T + 1, B]`` layout
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from rlpyt.agents.base import AgentInputs
+from rlpyt.envs.base import Env
 from rlpyt.envs.traj_info import TrajInfo, TrajInfoRows
+from rlpyt.protocols import Agent
 from rlpyt.samplers.collections import Samples, StepBuffer
 from rlpyt.samplers.episode import EpisodeStepper, trajectory_ended
 from rlpyt.samplers.evaluation import (  # noqa: F401  (kept for rlpyt's import path)
@@ -38,58 +40,49 @@ from rlpyt.samplers.noise import (  # noqa: F401  (kept for rlpyt's import path)
     install_sampling_noise,
 )
 from rlpyt.utils.buffer import buffer_func
-
-if TYPE_CHECKING:
-    from rlpyt.envs.base import Env
-    from rlpyt.protocols import Agent
-    from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.hyperparams import REQUIRED, Hyperparams, hyperparam
 
 
-class BaseCollector(EpisodeStepper):
+class BaseCollector(EpisodeStepper, Hyperparams):
     """Holds a group of envs and the slice of the samples buffer they write.
 
-    Args:
-        rank: Worker rank (0 in serial sampling).
-        envs: This collector's environments, ``B_local`` of them.
-        samples_np: Samples buffer slice ``[T, B_local]`` (numpy).
-        batch_T: Time steps per batch.
-        TrajInfoCls: Callable making a fresh TrajInfo.
-        agent: Agent stepped by the collector (CPU collectors); None for GPU collectors.
-        sync: Shared control flags of parallel samplers.
-        step_buffer_np: ``[B_local]`` step buffer shared with an action server (GPU).
-        global_B: Total envs over all workers.
-        env_ranks: Global indexes of this collector's envs.
-        seed: Base seed; decorrelation draws come from ``(seed, env_rank)`` so they do not
-            depend on how envs are split over workers.
+    The keywords are the plumbing a sampler passes (declared once, here; collector classes
+    add none).
     """
+
+    rank: int = hyperparam(REQUIRED, "Worker rank (0 in serial sampling).")
+    envs: list[Env] = hyperparam(REQUIRED, "This collector's environments, ``B_local`` of them.")
+    samples_np: Samples = hyperparam(
+        REQUIRED, "Samples buffer slice ``[T, B_local]`` (numpy) this collector writes."
+    )
+    batch_T: int = hyperparam(REQUIRED, "Time steps per batch.")
+    TrajInfoCls: Callable[[], TrajInfo] = hyperparam(REQUIRED, "Callable making a fresh TrajInfo.")
+    agent: Agent | None = hyperparam(
+        None, "Agent stepped by the collector (CPU collectors); None for GPU collectors."
+    )
+    sync: AttrDict | None = hyperparam(None, "Shared control flags of parallel samplers.")
+    step_buffer_np: StepBuffer | None = hyperparam(
+        None, "``[B_local]`` step buffer shared with an action server (GPU)."
+    )
+    global_B: int = hyperparam(1, "Total envs over all workers.")
+    env_ranks: list[int] = hyperparam(  # a list once __post_init__ has resolved None
+        None,
+        "Global indexes of this collector's envs (None: ``0..B_local-1``).",
+        type=list[int] | None,
+    )
+    seed: int | None = hyperparam(
+        None,
+        "Base seed; decorrelation draws come from ``(seed, env_rank)`` so they do not depend "
+        "on how envs are split over workers.",
+    )
 
     mid_batch_reset = True
 
-    def __init__(
-        self,
-        rank: int,
-        envs: list[Env],
-        samples_np: Samples,
-        batch_T: int,  # noqa: N803
-        TrajInfoCls: Callable[[], TrajInfo],  # noqa: N803
-        agent: Agent | None = None,
-        sync: AttrDict | None = None,
-        step_buffer_np: StepBuffer | None = None,
-        global_B: int = 1,  # noqa: N803
-        env_ranks: list[int] | None = None,
-        seed: int | None = None,
-    ):
-        self.rank = rank
-        self.envs = envs
-        self.samples_np = samples_np
-        self.batch_T = batch_T
-        self.TrajInfoCls = TrajInfoCls
-        self.agent = agent
-        self.sync = sync
-        self.step_buffer_np = step_buffer_np
-        self.global_B = global_B
-        self.env_ranks = list(range(len(envs))) if env_ranks is None else list(env_ranks)
-        self.seed = seed
+    def __post_init__(self) -> None:
+        """``env_ranks`` as a list of its own (default: the envs' local indexes)."""
+        ranks = self.env_ranks
+        self.env_ranks = list(range(len(self.envs))) if ranks is None else list(ranks)
 
     def start_agent(self) -> None:
         """Prepare the agent owned by this collector (CPU collectors).

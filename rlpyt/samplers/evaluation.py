@@ -21,23 +21,21 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from multiprocessing.queues import Queue
+from typing import Any
 
 import numpy as np
 import torch
 
+from rlpyt.envs.base import Env
 from rlpyt.envs.traj_info import TrajInfo, TrajInfoRows
+from rlpyt.protocols import Agent
 from rlpyt.samplers.collections import StepBuffer
 from rlpyt.samplers.episode import EpisodeStepper
 from rlpyt.samplers.vector import vector_env_of
 from rlpyt.utils.buffer import buffer_from_example, buffer_func, torchify_buffer
-
-if TYPE_CHECKING:
-    from multiprocessing.queues import Queue
-
-    from rlpyt.envs.base import Env
-    from rlpyt.protocols import Agent
-    from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.collections import AttrDict
+from rlpyt.utils.hyperparams import REQUIRED, Hyperparams, fixed, hyperparam
 
 EVAL_STREAM = 0x6576616C  # SeedSequence key of evaluations, apart from training noise and envs
 
@@ -92,7 +90,7 @@ def evaluation_rng(seed: int | None, itr: int, rank: int = 0) -> Iterator[None]:
         np.random.set_state(numpy_state)
 
 
-class BaseEvalCollector(EpisodeStepper):
+class BaseEvalCollector(EpisodeStepper, Hyperparams):
     """Runs evaluation episodes and returns only complete trajectories, without length bias.
 
     Bias: stopping all envs once N trajectories are done over-represents short episodes. Here
@@ -101,42 +99,31 @@ class BaseEvalCollector(EpisodeStepper):
     complete episodes — an unbiased sample of episodes. An env that met its quota stops
     stepping (``active[b]`` False); a trajectory end resets the env at once.
 
-    Args:
-        rank: Worker rank.
-        envs: Evaluation envs.
-        TrajInfoCls: Callable making a fresh TrajInfo.
-        traj_infos_queue: Queue for parallel collectors (None in serial).
-        max_T: Step budget per env.
-        agent: Agent (CPU/serial eval collectors).
-        sync: Parallel control flags.
-        step_buffer_np: Step buffer ``[B_local]`` (GPU eval collectors).
-        max_trajectories: Total trajectories wanted (None: as many as fit in max_T).
+    The keywords are the plumbing a sampler passes (declared once, here).
     """
 
-    def __init__(
-        self,
-        rank: int,
-        envs: list[Env],
-        TrajInfoCls: Callable[[], TrajInfo],  # noqa: N803
-        traj_infos_queue: Queue | None = None,
-        max_T: int = 1000,  # noqa: N803
-        agent: Agent | None = None,
-        sync: AttrDict | None = None,
-        step_buffer_np: StepBuffer | None = None,
-        max_trajectories: int | None = None,
-    ):
-        self.rank = rank
-        self.envs = envs
-        self.TrajInfoCls = TrajInfoCls
-        self.traj_infos_queue = traj_infos_queue
-        self.max_T = int(max_T)
-        self.agent = agent
-        self.sync = sync
-        self.step_buffer_np = step_buffer_np
-        self.max_trajectories = max_trajectories
-        self.active = np.ones(len(envs), dtype=bool)  # envs still short of their quota
+    rank: int = hyperparam(REQUIRED, "Worker rank.")
+    envs: list[Env] = hyperparam(REQUIRED, "Evaluation envs.")
+    TrajInfoCls: Callable[[], TrajInfo] = hyperparam(REQUIRED, "Callable making a fresh TrajInfo.")
+    traj_infos_queue: Queue | None = hyperparam(
+        None, "Queue for parallel collectors (None in serial)."
+    )
+    max_T: int = hyperparam(1000, "Step budget per env.")
+    agent: Agent | None = hyperparam(None, "Agent (CPU and serial eval collectors).")
+    sync: AttrDict | None = hyperparam(None, "Parallel control flags.")
+    step_buffer_np: StepBuffer | None = hyperparam(
+        None, "Step buffer ``[B_local]`` (GPU eval collectors)."
+    )
+    max_trajectories: int | None = hyperparam(
+        None, "Total trajectories wanted (None: as many as fit in ``max_T``)."
+    )
+
+    def __post_init__(self) -> None:
+        """Whole steps; every env active; unseeded until the sampler seeds the evaluations."""
+        self.max_T = int(self.max_T)
+        self.active = np.ones(len(self.envs), dtype=bool)  # envs still short of their quota
         self.seed: int | None = None
-        self.env_ranks = list(range(len(envs)))
+        self.env_ranks = list(range(len(self.envs)))
 
     def seed_evaluations(self, seed: int | None, env_ranks: list[int] | range) -> None:
         """Derive every evaluation's randomness from ``(seed, itr)``; the samplers call this.
@@ -309,27 +296,13 @@ class CpuEvalCollector(BaseEvalCollector):
 class SerialEvalCollector(CpuEvalCollector):
     """Runs evaluation with the sampler's agent and returns complete, unbiased trajectories.
 
-    Args (rlpyt's):
-        envs: Evaluation envs.
-        agent: The sampler's agent.
-        TrajInfoCls: Callable making a fresh TrajInfo.
-        max_T: Step budget per env.
-        max_trajectories: Total trajectories wanted (None: as many as fit in max_T).
+    Takes rlpyt's keywords of the serial sampler's eval collector, in its order (``envs,
+    agent, TrajInfoCls, max_T, max_trajectories``); the parallel plumbing is fixed.
     """
 
-    def __init__(
-        self,
-        envs: list[Env],
-        agent: Agent,
-        TrajInfoCls: Callable[[], TrajInfo],  # noqa: N803
-        max_T: int,  # noqa: N803
-        max_trajectories: int | None = None,
-    ):
-        super().__init__(
-            rank=0,
-            envs=envs,
-            TrajInfoCls=TrajInfoCls,
-            max_T=max_T,
-            agent=agent,
-            max_trajectories=max_trajectories,
-        )
+    rank = fixed(0)
+    agent = hyperparam(REQUIRED, after="envs", type=Agent)
+    traj_infos_queue = fixed(None)
+    max_T = hyperparam(REQUIRED)
+    sync = fixed(None)
+    step_buffer_np = fixed(None)

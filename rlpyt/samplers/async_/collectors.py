@@ -10,11 +10,13 @@ the other half into the replay meanwhile.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from rlpyt.samplers.agent_collectors import CpuResetCollector, CpuWaitResetCollector
+from rlpyt.samplers.collections import Samples
 from rlpyt.samplers.collectors import BaseCollector
 from rlpyt.samplers.parallel.gpu.collectors import GpuResetCollector, GpuWaitResetCollector
+from rlpyt.utils.hyperparams import hyperparam
 
 if TYPE_CHECKING:
     from rlpyt.agents.base import AgentInputs
@@ -24,20 +26,32 @@ if TYPE_CHECKING:
 class DoubleBufferCollectorMixin(BaseCollector):
     """Writes each batch into the half ``sync.db_idx`` of a double buffer.
 
-    Put first among a collector's bases. Its ``samples_np`` argument is the pair of halves
-    ``(half_0, half_1)``, each ``[T, B_local]``; ``sync.db_idx`` (a shared ``RawValue``) picks
-    the half at the start of each batch.
+    Put first among a collector's bases. ``sync.db_idx`` (a shared ``RawValue``) picks the
+    half at the start of each batch.
     """
 
-    def __init__(self, *args: Any, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        halves = self.samples_np
+    samples_np = hyperparam(
+        doc="The double buffer: the pair of halves ``(half_0, half_1)``, each ``[T, B_local]`` "
+        "(numpy); afterwards the half being written.",
+        type=tuple[Samples, Samples],
+    )
+
+    double_buffer: tuple[Samples, Samples]
+
+    def __post_init__(self) -> None:
+        """Keep the pair of halves; ``samples_np`` starts as half 0 (its layout for start-up).
+
+        Raises:
+            TypeError: ``samples_np`` is one samples buffer, not the pair of halves.
+        """
+        super().__post_init__()
+        halves: object = self.samples_np
         if hasattr(halves, "_fields") or not isinstance(halves, tuple | list) or len(halves) != 2:
             raise TypeError(
                 f"{type(self).__name__} writes into a double buffer: pass samples_np as the "
                 "pair of halves (the async samplers do), not one samples buffer."
             )
-        self.double_buffer = tuple(halves)
+        self.double_buffer = (halves[0], halves[1])
         self.samples_np = self.double_buffer[0]  # start_envs reads the layout of one half
 
     def collect_batch(
