@@ -48,7 +48,7 @@ class DdpgAgent(QpgAgent):
     an agent ``state_dict()``.
     """
 
-    ModelCls = hyperparam(MuMlpModel)
+    ModelCls = hyperparam(MuMlpModel, "Policy class (mu).")
     QModelCls: type[torch.nn.Module] = hyperparam(
         QofMuMlpModel, "Q-function class.", after="ModelCls"
     )

@@ -50,7 +50,7 @@ class SacAgent(MinItrLearnMixin, TwinQMixin):
     ``initial_model_state_dict``: a flat pi state dict, or an agent ``state_dict()``.
     """
 
-    ModelCls = hyperparam(PiMlpModel)
+    ModelCls = hyperparam(PiMlpModel, "Policy class (pi).")
     QModelCls: type[torch.nn.Module] = hyperparam(
         QofMuMlpModel, "Q-function class (both Qs).", after="ModelCls"
     )
@@ -64,7 +64,7 @@ class SacAgent(MinItrLearnMixin, TwinQMixin):
     )
     v_model_kwargs: dict[str, Any] = hyperparam(
         None,
-        "V model keywords (used by ``sac_v_agent.SacAgent``; accepted here for rlpyt's configs).",
+        "V model keywords (``sac_v_agent.SacAgent`` builds its V with them; unused here).",
         model_kwargs_or_hidden(SAC_HIDDEN_SIZES),
         after="q_model_kwargs",
         type=Mapping[str, Any] | None,
