@@ -20,7 +20,6 @@ Attributes the mixin reads from the algorithm: ``replay_size``, ``discount``, ``
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -28,6 +27,7 @@ import torch
 
 from rlpyt.algos.base import batch_to_device
 from rlpyt.algos.utils import valid_from_done
+from rlpyt.replays.async_ import async_twin
 from rlpyt.replays.non_sequence.frame import (
     PrioritizedReplayFrameBuffer,
     UniformReplayFrameBuffer,
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from rlpyt.protocols import Agent, ReplayAgent
+    from rlpyt.replays.base import BaseReplayBuffer
     from rlpyt.utils.collections import AttrDict
     from rlpyt.utils.records import BatchSpec, Samples
 
@@ -215,18 +216,21 @@ class ReplayAlgoMixin:
         return kwargs
 
     def async_replay_class(self, cls: type) -> type:
-        """The shared-memory twin ``Async<Name>`` of a replay class (itself if already async).
+        """The shared-memory twin of a replay class (itself if already async).
+
+        The twin is the class declared with ``twin_of=cls`` (``rlpyt.replays.async_``), e.g.
+        ``AsyncUniformReplayBuffer`` for ``UniformReplayBuffer``.
 
         Raises:
             ValueError: ``ReplayBufferCls`` names a replay with no async twin, or a sync class.
         """
-        if getattr(cls, "async_", False):
+        twin = async_twin(cls)
+        if twin is cls:
             return cls
-        twin = getattr(sys.modules[cls.__module__], "Async" + cls.__name__, None)
         given = self.ReplayBufferCls is not None
         if given or twin is None:
             hint = (
-                f"pass ReplayBufferCls={twin.__name__} ({cls.__module__})"
+                f"pass ReplayBufferCls={twin.__name__} ({twin.__module__})"
                 if twin
                 else ("pass a replay class with async_ = True (an Async* replay)")
             )
@@ -292,9 +296,8 @@ class ReplayAlgoMixin:
         if until_target_update:
             interval = self.target_update_interval
             k = min(k, interval - self.update_counter % interval)
-        replay = self.replay_buffer
-        capacity = getattr(replay, "sampleable_rows", 0) * getattr(replay, "B", 0)
-        return max(1, min(k, capacity // self.batch_size))
+        replay: BaseReplayBuffer = self.replay_buffer
+        return max(1, min(k, replay.sampleable_transitions // self.batch_size))
 
     def learning_at(self, itr: int) -> bool:
         """Whether iteration ``itr`` takes gradient steps.

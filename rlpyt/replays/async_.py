@@ -4,7 +4,9 @@ Box: Replay. The asynchronous runner (``AsyncRl``) builds one ``Async*`` replay 
 (``algo.async_initialize``) before it starts its processes: memory copiers (writers) call
 ``append_samples``, the optimizer (reader) calls ``sample_batch`` and, with priorities,
 ``update_batch_priorities``. ``AsyncReplayBufferMixin`` goes first in the bases of every
-``Async*`` class (e.g. ``AsyncUniformReplayBuffer(AsyncReplayBufferMixin, UniformReplayBuffer)``).
+``Async*`` class, which names the replay it shares: ``class AsyncUniformReplayBuffer(
+AsyncReplayBufferMixin, UniformReplayBuffer, twin_of=UniformReplayBuffer)``; :func:`async_twin`
+gives that class back.
 
 Invariants:
 
@@ -12,9 +14,9 @@ Invariants:
   ``valid`` flags, the cursor ``t`` and ``_buffer_full`` (here), and with priorities the sum
   tree's nodes, input priorities and cursor (``AsyncSumTree``). So two copiers writing in turn
   leave the buffer exactly as one process making the same appends would.
-- Writes (``append_samples``, ``update_batch_priorities``, ``load_state_dict``) hold the write
-  lock; draws (``sample_batch``, ``state_dict``) the read lock, so a batch never mixes rows
-  from before and after a write.
+- Writes (``append_samples``, ``load_state_dict``, and ``update_batch_priorities`` through
+  ``write_guard``) hold the write lock; draws (``sample_batch``, ``state_dict``) the read
+  lock, so a batch never mixes rows from before and after a write.
 - Each process draws with its own generator: a child process reseeds the inherited one on its
   first draw (from the inherited state and its pid), so two optimizer processes never draw the
   same indexes; the process that built the replay keeps its seeded generator.
@@ -30,17 +32,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 from numpy.typing import ArrayLike
 
+from rlpyt.replays.base import BaseReplayBuffer
+from rlpyt.replays.n_step import BaseNStepReturnBuffer
 from rlpyt.utils.shared_memory import np_mp_array
 from rlpyt.utils.synchronize import RWLock
 
 if TYPE_CHECKING:
-    from rlpyt.replays.n_step import BaseNStepReturnBuffer
-    from rlpyt.utils.collections import NamedArrayTupleLike
+    from contextlib import AbstractContextManager
 
-    # Mixed in before an n-step replay: its super() calls reach that replay's methods.
-    _ReplayBase = BaseNStepReturnBuffer
-else:
-    _ReplayBase = object
+    from rlpyt.utils.collections import NamedArrayTupleLike
 
 
 def new_shared_cursor() -> np.ndarray:
@@ -71,15 +71,44 @@ class SharedCursorField:
         obj._cursor[self.index] = value
 
 
-class AsyncReplayBufferMixin(_ReplayBase):
-    """Shared storage, shared cursor and a reader-writer lock for any replay buffer.
+# Each sync replay class -> its shared-memory twin (declared by the twin's ``twin_of``).
+_TWINS: dict[type, type[BaseReplayBuffer]] = {}
 
-    Keywords: those of the replay it is mixed into. Attributes: ``rw_lock`` (an ``RWLock``;
-    ``with replay.rw_lock:`` reads, ``with replay.rw_lock.write_lock:`` writes).
+
+def async_twin(cls: type) -> type[BaseReplayBuffer] | None:
+    """The shared-memory replay class for ``cls``: itself if async, else its declared twin.
+
+    Returns:
+        ``cls`` when it is an async replay (``async_``), else the class declared with
+        ``twin_of=cls``, else None.
+    """
+    if issubclass(cls, BaseReplayBuffer) and cls.async_:
+        return cls
+    return _TWINS.get(cls)
+
+
+class AsyncReplayBufferMixin(BaseNStepReturnBuffer):
+    """Shared storage, shared cursor and a reader-writer lock for an n-step replay buffer.
+
+    A subclass of the n-step storage whose methods it guards; listed first in the bases, before
+    the replay it shares, which the class statement names with ``twin_of`` (so that
+    :func:`async_twin` finds it). Keywords: those of that replay. Attributes: ``rw_lock`` (an
+    ``RWLock``; ``with replay.rw_lock:`` reads, ``with replay.rw_lock.write_lock:`` writes).
     """
 
     async_ = True
-    rng: np.random.Generator
+
+    def __init_subclass__(cls, twin_of: type[BaseReplayBuffer] | None = None, **kwargs: Any):
+        """Register ``cls`` as the shared-memory twin of ``twin_of`` (one of its bases)."""
+        super().__init_subclass__(**kwargs)
+        if twin_of is None:
+            return
+        if not issubclass(cls, twin_of) or twin_of.async_:
+            raise TypeError(
+                f"{cls.__name__}: twin_of={twin_of.__name__} must be the replay it shares, a "
+                "base class that keeps its storage in one process (async_ False)."
+            )
+        _TWINS[twin_of] = cls
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # Before the storage's __init__, which sets t and _buffer_full through the properties.
@@ -98,18 +127,15 @@ class AsyncReplayBufferMixin(_ReplayBase):
         with self.rw_lock.write_lock:
             return super().append_samples(samples, valid)
 
+    def write_guard(self) -> AbstractContextManager[object]:
+        """The write lock, held by the other writes (prioritized replays' priority updates)."""
+        return self.rw_lock.write_lock
+
     def sample_batch(self, batch_B: int) -> Any:
         """The replay's ``sample_batch`` under the read lock, with this process's generator."""
         self._own_rng()
         with self.rw_lock:
             return super().sample_batch(batch_B)  # type: ignore[safe-super]  # the replay's own
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        # Prioritized replays get update_batch_priorities under the write lock; uniform ones
-        # get none (algorithms tell a prioritized replay class by that method).
-        super().__init_subclass__(**kwargs)
-        if hasattr(cls, "update_batch_priorities") and "update_batch_priorities" not in vars(cls):
-            cls.update_batch_priorities = _locked_update_batch_priorities  # type: ignore[attr-defined]
 
     def state_dict(self) -> dict[str, Any]:
         """The replay's ``state_dict`` under the read lock (a consistent copy)."""
@@ -132,9 +158,3 @@ class AsyncReplayBufferMixin(_ReplayBase):
         seed = [int(self.rng.integers(2**62)), pid]
         self.rng.bit_generator.state = type(self.rng.bit_generator)(seed).state
         self._rng_pid = pid
-
-
-def _locked_update_batch_priorities(self: Any, priorities: ArrayLike) -> None:
-    """The replay's ``update_batch_priorities`` under the write lock."""
-    with self.rw_lock.write_lock:
-        super(AsyncReplayBufferMixin, self).update_batch_priorities(priorities)

@@ -10,7 +10,8 @@ shared memory when ``async_``), so a large buffer costs memory only as it fills.
 from __future__ import annotations
 
 import abc
-from typing import TYPE_CHECKING, Any
+import contextlib
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -19,6 +20,8 @@ from rlpyt.utils.buffer import buffer_from_example
 from rlpyt.utils.collections import is_namedtuple
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from rlpyt.utils.buffer import ArrayTree
     from rlpyt.utils.collections import NamedArrayTupleLike
 
@@ -62,10 +65,26 @@ class BaseReplayBuffer(abc.ABC):
     """What every replay buffer offers: append a sampler batch, sample a training batch.
 
     ``async_`` (class attribute) says whether storage goes to shared memory; the Async variants
-    set it to True and guard the methods below with a read-write lock.
+    set it to True and guard the methods below with a read-write lock
+    (``rlpyt.replays.async_``).
     """
 
-    async_ = False
+    async_: ClassVar[bool] = False
+
+    @property
+    def sampleable_transitions(self) -> int:
+        """Transitions a full replay can draw a batch from (0: not known).
+
+        Algorithms serve several updates from one draw up to this many transitions.
+        """
+        return 0
+
+    def write_guard(self) -> AbstractContextManager[object]:
+        """Held around a write beyond ``append_samples`` (a priority update).
+
+        Nothing here; the write lock in async replays (``rlpyt.replays.async_``).
+        """
+        return contextlib.nullcontext()
 
     @abc.abstractmethod
     def append_samples(

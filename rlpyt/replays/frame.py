@@ -19,15 +19,11 @@ import numpy as np
 import torch
 
 from rlpyt.replays.base import zeros_from_example
+from rlpyt.replays.n_step import BaseNStepReturnBuffer
 from rlpyt.utils.collections import namedarraytuple
 
 if TYPE_CHECKING:
-    from rlpyt.replays.n_step import BaseNStepReturnBuffer
     from rlpyt.utils.collections import NamedArrayTupleLike, NamedTupleLike
-
-    _Storage = BaseNStepReturnBuffer  # the mixin runs over a storage class
-else:
-    _Storage = object
 
 FrameStack = namedarraytuple("FrameStack", ["frames", "keep"])
 """Consecutive stacked observations sent as one frame per step (:func:`stack_frames`).
@@ -53,22 +49,17 @@ _POOL_SIZE = 4  # output arrays kept for reuse (a batch in use, the next one, sp
 _POOL_ONLY_REFS = 3  # the pool's list, the loop variable, getrefcount's argument
 
 
-class FrameBufferMixin(_Storage):
+class FrameBufferMixin(BaseNStepReturnBuffer):
     """Mixin storing one frame per step and rebuilding ``[C, H, W]`` observations.
+
+    A subclass of the n-step storage whose storing steps it changes; listed before the concrete
+    storage class (``class NStepFrameBuffer(FrameBufferMixin, NStepReturnBuffer)``).
 
     Args:
         example: The stored example; ``example.observation`` must be ``[C, H, W]`` of an
             integer dtype (uint8 expected).
         **kwargs: The storage keywords (``size``, ``B``, ``discount``, ``n_step_return``).
     """
-
-    T: int
-    B: int
-    samples: NamedArrayTupleLike
-    valid: np.ndarray
-    t: int
-    _buffer_full: bool
-    async_: bool
 
     def __init__(self, example: NamedTupleLike, **kwargs: Any) -> None:
         observation = np.asarray(getattr(example, "observation", None))

@@ -15,6 +15,7 @@ sampled and counts as an episode boundary.
 
 from __future__ import annotations
 
+import abc
 import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -123,11 +124,16 @@ class BaseNStepReturnBuffer(BaseReplayBuffer):
         """Rows that can hold sampleable transitions once the buffer is full."""
         return self.T - self.off_backward - self.off_forward
 
+    @property
+    def sampleable_transitions(self) -> int:
+        """Transitions a full replay can draw from: ``sampleable_rows * B``."""
+        return self.sampleable_rows * self.B
+
     def check_batch_size(self, batch_B: int) -> None:
         """Raise if even a full replay holds fewer sampleable transitions than ``batch_B``."""
-        if self.sampleable_rows * self.B < batch_B:
+        if self.sampleable_transitions < batch_B:
             raise ValueError(
-                f"The replay holds at most {self.sampleable_rows * self.B} sampleable "
+                f"The replay holds at most {self.sampleable_transitions} sampleable "
                 f"transitions (T={self.T} rows x B={self.B}, minus the rows near the cursor), "
                 f"fewer than batch_B={batch_B}; use a larger replay size or a smaller batch_size."
             )
@@ -186,6 +192,14 @@ class BaseNStepReturnBuffer(BaseReplayBuffer):
         _assign(self.samples, slice(t, t + first), samples, slice(0, first))
         if first < T_new:
             _assign(self.samples, slice(0, T_new - first), samples, slice(first, T_new))
+
+    @abc.abstractmethod
+    def extract_batch(self, T_idxs: np.ndarray, B_idxs: np.ndarray, **extra: np.ndarray) -> Any:
+        """The replayed record of rows ``(T_idxs, B_idxs)`` (torch tensors), plus ``extra``.
+
+        The samplers (uniform, prioritized) choose the rows; the storage classes
+        (``non_sequence.n_step``, ``sequence.n_step``) build the record.
+        """
 
     def valid_t_range(self) -> tuple[int, int]:
         """``(low, count)``: rows ``low, ..., low + count - 1`` (mod T) may be sampled now."""

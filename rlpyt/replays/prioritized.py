@@ -19,28 +19,25 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
+from rlpyt.replays.n_step import BaseNStepReturnBuffer
 from rlpyt.replays.sum_tree import SumTree
 from rlpyt.utils.buffer import numpify_buffer
 from rlpyt.utils.checks import check_number
 from rlpyt.utils.collections import namedarraytuple
 
 if TYPE_CHECKING:
-    from rlpyt.replays.non_sequence.n_step import NStepReturnBuffer
     from rlpyt.utils.collections import NamedArrayTupleLike
 
 SamplesToBufferPri = namedarraytuple("SamplesToBufferPri", ["samples", "priorities"])
 """What ``append_samples`` takes with ``input_priorities=True``: samples and ``[T_new, B]``."""
 
 
-# The mixin runs over a storage class; a type checker sees that class as its base.
-if TYPE_CHECKING:
-    _Storage = NStepReturnBuffer
-else:
-    _Storage = object
-
-
-class PrioritizedReplay(_Storage):
+class PrioritizedReplay(BaseNStepReturnBuffer):
     """Mixin adding a sum tree, proportional sampling and importance weights.
+
+    A subclass of the n-step storage it samples; listed before the concrete storage class
+    (``class PrioritizedReplayBuffer(PrioritizedReplay, NStepReturnBuffer)``), whose
+    ``extract_batch`` builds the batch.
 
     Args:
         alpha: Priority exponent (0: uniform).
@@ -55,12 +52,6 @@ class PrioritizedReplay(_Storage):
 
     # A sum tree class; sequence replays' trees take keywords of their own (``period``).
     SumTreeCls: Callable[..., SumTree] = SumTree
-    T: int
-    B: int
-    off_backward: int
-    off_forward: int
-    valid: np.ndarray
-    rng: np.random.Generator
 
     def __init__(
         self,
@@ -155,7 +146,8 @@ class PrioritizedReplay(_Storage):
     def update_batch_priorities(self, priorities: ArrayLike) -> None:
         """New priorities for the last sampled batch: ``[batch_B]`` |TD| errors (numpy or torch)."""
         values = np.asarray(numpify_buffer(priorities), np.float64)
-        self.priority_tree.update_batch_priorities(values**self.alpha)
+        with self.write_guard():
+            self.priority_tree.update_batch_priorities(values**self.alpha)
 
     def state_dict(self) -> dict[str, Any]:
         """Storage state plus the sum tree's."""

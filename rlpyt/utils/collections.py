@@ -41,10 +41,6 @@ if TYPE_CHECKING:
         | EllipsisType
         | None
     )
-    # For the type checker the mixin below is a tuple: it is only ever mixed into tuple classes.
-    _TupleBase = tuple[Any, ...]
-else:
-    _TupleBase = object
 
 RESERVED_NAMES = ("get", "items")
 
@@ -143,15 +139,16 @@ def _assign_fields(record: _ArrayTupleMixin, loc: Index, value: object) -> None:
             _raise_field_error(record, name, exc)
 
 
-class _ArrayTupleMixin(_TupleBase):
-    """Indexing behaviour shared by class-based and schema-based namedarraytuples."""
+class _ArrayTupleMixin(tuple):
+    """Indexing behaviour shared by class-based and schema-based namedarraytuples.
+
+    A tuple with no fields of its own, listed before the namedtuple class (or
+    :class:`NamedTuple`) that gives the record its ``_fields`` and ``_make``.
+    """
 
     __slots__ = ()
-
-    if TYPE_CHECKING:  # given by the namedtuple class (or NamedTuple) it is mixed into
-        _fields: tuple[str, ...]
-
-        def _make(self, iterable: Iterable[Any]) -> Any: ...
+    _fields: tuple[str, ...]
+    _make: Callable[[Iterable[Any]], Any]
 
     def __getitem__(self, loc: Index) -> Any:
         try:  # fast path (samplers index rows once per env step)
@@ -234,19 +231,22 @@ def namedarraytuple_like(namedtuple_or_class: object, classname_suffix: bool = F
         nat.__module__ = cls.__module__
         # The new class is not importable by its name (that name is the namedtuple class), so
         # its instances pickle as "rebuild from the namedtuple class and these values".
-        nat._like_source = key
         nat.__reduce__ = _reduce_like
         _LIKE_CLASSES[key] = nat
+        _LIKE_SOURCES[nat] = key
     return _LIKE_CLASSES[key]
 
 
-# namedarraytuple_like's classes, keyed by (namedtuple class, classname_suffix). Entries live as
-# long as the process, like the namedtuple classes they mirror (defined at module level).
+# namedarraytuple_like's classes, keyed by (namedtuple class, classname_suffix), and that key of
+# each. Entries live as long as the process, like the namedtuple classes they mirror (defined at
+# module level).
 _LIKE_CLASSES: dict[tuple[type, bool], type] = {}
+_LIKE_SOURCES: dict[type, tuple[type, bool]] = {}
 
 
 def _reduce_like(record: tuple) -> tuple:
-    nt_cls, classname_suffix = type(record)._like_source  # type: ignore[attr-defined]
+    like_cls = next(c for c in type(record).__mro__ if c in _LIKE_SOURCES)  # or a subclass
+    nt_cls, classname_suffix = _LIKE_SOURCES[like_cls]
     return (_rebuild_like, (nt_cls, classname_suffix, tuple(record)))
 
 

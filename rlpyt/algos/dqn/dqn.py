@@ -30,6 +30,7 @@ import torch.nn.functional as F
 
 from rlpyt.algos.replay_base import HostCopy, Records, ReplayRlAlgorithm, backward_into
 from rlpyt.algos.utils import bootstrap_target  # also imported from here (its first home)
+from rlpyt.replays.prioritized import PrioritizedReplay
 from rlpyt.utils.hyperparams import NONNEGATIVE, POSITIVE, STEPS, hyperparam
 from rlpyt.utils.tensor import select_at_indexes
 
@@ -130,7 +131,7 @@ class DQN(ReplayRlAlgorithm):
         cls = self.ReplayBufferCls
         if cls is None:
             return
-        has_priorities = hasattr(cls, "update_batch_priorities")
+        has_priorities = issubclass(cls, PrioritizedReplay)
         if self.prioritized_replay and not has_priorities:
             raise ValueError(
                 f"{type(self).__name__}: prioritized_replay=True, but ReplayBufferCls="

@@ -256,6 +256,7 @@ class PolicyGradientAlgo(RlAlgorithm):
         reward, done = samples.env.reward, samples.env.done
         value = samples.agent.agent_info.value
         bootstrap_value = samples.agent.bootstrap_value
+        # Optional fields of the batch's records: the env's info, and AgentSamplesBsvTv's.
         timeout = getattr(samples.env.env_info, "timeout", None)
         timeout_value = getattr(samples.agent, "timeout_value", None)
         if timeout is not None and not bool(timeout.any()):

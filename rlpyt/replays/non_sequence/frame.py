@@ -33,11 +33,15 @@ class PrioritizedReplayFrameBuffer(PrioritizedReplay, NStepFrameBuffer):
     replay_batch_cls = SamplesFromReplayPri
 
 
-class AsyncUniformReplayFrameBuffer(AsyncReplayBufferMixin, UniformReplayFrameBuffer):
+class AsyncUniformReplayFrameBuffer(
+    AsyncReplayBufferMixin, UniformReplayFrameBuffer, twin_of=UniformReplayFrameBuffer
+):
     """``UniformReplayFrameBuffer`` in shared memory (asynchronous runner; see ``async_``)."""
 
 
-class AsyncPrioritizedReplayFrameBuffer(AsyncReplayBufferMixin, PrioritizedReplayFrameBuffer):
+class AsyncPrioritizedReplayFrameBuffer(
+    AsyncReplayBufferMixin, PrioritizedReplayFrameBuffer, twin_of=PrioritizedReplayFrameBuffer
+):
     """``PrioritizedReplayFrameBuffer`` in shared memory, with an ``AsyncSumTree``."""
 
     SumTreeCls = AsyncSumTree

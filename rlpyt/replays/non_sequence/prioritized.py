@@ -37,7 +37,9 @@ class PrioritizedReplayBuffer(PrioritizedReplay, NStepReturnBuffer):
     replay_batch_cls = SamplesFromReplayPri
 
 
-class AsyncPrioritizedReplayBuffer(AsyncReplayBufferMixin, PrioritizedReplayBuffer):
+class AsyncPrioritizedReplayBuffer(
+    AsyncReplayBufferMixin, PrioritizedReplayBuffer, twin_of=PrioritizedReplayBuffer
+):
     """``PrioritizedReplayBuffer`` in shared memory, with an ``AsyncSumTree`` (see ``async_``)."""
 
     SumTreeCls = AsyncSumTree

@@ -58,11 +58,15 @@ class TlPrioritizedReplayBuffer(PrioritizedReplay, NStepTimeLimitBuffer):
     replay_batch_cls = SamplesFromReplayPriTL
 
 
-class AsyncTlUniformReplayBuffer(AsyncReplayBufferMixin, TlUniformReplayBuffer):
+class AsyncTlUniformReplayBuffer(
+    AsyncReplayBufferMixin, TlUniformReplayBuffer, twin_of=TlUniformReplayBuffer
+):
     """``TlUniformReplayBuffer`` in shared memory (asynchronous runner; see ``async_``)."""
 
 
-class AsyncTlPrioritizedReplayBuffer(AsyncReplayBufferMixin, TlPrioritizedReplayBuffer):
+class AsyncTlPrioritizedReplayBuffer(
+    AsyncReplayBufferMixin, TlPrioritizedReplayBuffer, twin_of=TlPrioritizedReplayBuffer
+):
     """``TlPrioritizedReplayBuffer`` in shared memory, with an ``AsyncSumTree``."""
 
     SumTreeCls = AsyncSumTree

@@ -8,7 +8,7 @@ replacement, uniformly over rows outside the cursor zone whose ``valid`` flag is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -18,25 +18,13 @@ from rlpyt.replays.non_sequence.n_step import NStepReturnBuffer
 _REDRAW_ROUNDS = 32  # rejection rounds before the exact (slower) draw over valid rows
 
 
-# The mixins below run over a storage class; a type checker sees that class as their base.
-if TYPE_CHECKING:
-    _Storage = NStepReturnBuffer
-else:
-    _Storage = object
-
-
-class UniformReplay(_Storage):
+class UniformReplay(NStepReturnBuffer):
     """Sampling mixin: ``sample_batch`` draws rows uniformly and extracts the batch.
 
-    Needs the storage attributes of ``BaseNStepReturnBuffer`` (``T``, ``B``, ``valid``,
-    ``rng``, ``valid_t_range``) and an ``extract_batch``; listed first in the bases.
+    A subclass of the storage it samples (``T``, ``B``, ``valid``, ``rng``, ``valid_t_range``,
+    ``extract_batch``); listed first in the bases of a replay over a subclass of that storage
+    (``class UniformReplayFrameBuffer(UniformReplay, NStepFrameBuffer)``).
     """
-
-    T: int
-    B: int
-    valid: np.ndarray
-    rng: np.random.Generator
-    sampleable_rows: int
 
     def sample_batch(self, batch_B: int) -> Any:
         """Draw ``batch_B`` transitions with replacement.
@@ -91,5 +79,7 @@ class UniformReplayBuffer(UniformReplay, NStepReturnBuffer):
     """Uniform replay of ``SamplesFromReplay`` (see ``BaseNStepReturnBuffer`` for keywords)."""
 
 
-class AsyncUniformReplayBuffer(AsyncReplayBufferMixin, UniformReplayBuffer):
+class AsyncUniformReplayBuffer(
+    AsyncReplayBufferMixin, UniformReplayBuffer, twin_of=UniformReplayBuffer
+):
     """``UniformReplayBuffer`` in shared memory for the asynchronous runner (see ``async_``)."""

@@ -80,13 +80,17 @@ class PrioritizedSequenceReplayFrameBuffer(PrioritizedSequenceReplay, SequenceNS
 
 
 class AsyncUniformSequenceReplayFrameBuffer(
-    AsyncReplayBufferMixin, UniformSequenceReplayFrameBuffer
+    AsyncReplayBufferMixin,
+    UniformSequenceReplayFrameBuffer,
+    twin_of=UniformSequenceReplayFrameBuffer,
 ):
     """``UniformSequenceReplayFrameBuffer`` in shared memory behind a reader-writer lock."""
 
 
 class AsyncPrioritizedSequenceReplayFrameBuffer(
-    AsyncReplayBufferMixin, PrioritizedSequenceReplayFrameBuffer
+    AsyncReplayBufferMixin,
+    PrioritizedSequenceReplayFrameBuffer,
+    twin_of=PrioritizedSequenceReplayFrameBuffer,
 ):
     """The prioritized frame buffer in shared memory, with an ``AsyncSequenceSumTree``."""
 

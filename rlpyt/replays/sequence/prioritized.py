@@ -181,7 +181,7 @@ class AsyncSequenceSumTree(SequenceSumTree, AsyncSumTree):
     """``SequenceSumTree`` with its nodes, input priorities and cursor in shared memory."""
 
 
-class PrioritizedSequenceReplay(PrioritizedReplay):
+class PrioritizedSequenceReplay(PrioritizedReplay, SequenceNStepReturnBuffer):
     """Prioritized sampling of sequence starts (mixin over ``SequenceNStepReturnBuffer``).
 
     Args:
@@ -197,8 +197,6 @@ class PrioritizedSequenceReplay(PrioritizedReplay):
     """
 
     SumTreeCls: Any = SequenceSumTree
-    period: int
-    span_forward: int
 
     def __init__(  # noqa: PLR0917 (the storage's keywords, then the priorities')
         self,
@@ -250,7 +248,9 @@ class PrioritizedSequenceReplayBuffer(PrioritizedSequenceReplay, SequenceNStepRe
     replay_batch_cls = SamplesFromReplayPri
 
 
-class AsyncPrioritizedSequenceReplayBuffer(AsyncReplayBufferMixin, PrioritizedSequenceReplayBuffer):
+class AsyncPrioritizedSequenceReplayBuffer(
+    AsyncReplayBufferMixin, PrioritizedSequenceReplayBuffer, twin_of=PrioritizedSequenceReplayBuffer
+):
     """``PrioritizedSequenceReplayBuffer`` in shared memory, with an ``AsyncSequenceSumTree``."""
 
     SumTreeCls = AsyncSequenceSumTree

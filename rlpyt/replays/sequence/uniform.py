@@ -8,33 +8,21 @@ whose whole sequence span lies outside the cursor zone (``start_leaf_range``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from rlpyt.replays.async_ import AsyncReplayBufferMixin
 from rlpyt.replays.sequence.n_step import SequenceNStepReturnBuffer
 
-# The mixin runs over a storage class; a type checker sees that class as its base.
-if TYPE_CHECKING:
-    _Storage = SequenceNStepReturnBuffer
-else:
-    _Storage = object
 
-
-class UniformSequenceReplay(_Storage):
+class UniformSequenceReplay(SequenceNStepReturnBuffer):
     """Sampling mixin: ``sample_batch`` draws sequence starts uniformly and extracts them.
 
-    Needs the attributes of ``SequenceNStepReturnBuffer`` (``T``, ``B``, ``period``, ``valid``,
-    ``rng``, ``start_leaf_range``, ``extract_batch``); listed first in the bases.
+    A subclass of the storage it samples (``T``, ``B``, ``period``, ``valid``, ``rng``,
+    ``start_leaf_range``, ``extract_batch``); listed first in the bases of a replay over a
+    subclass of that storage (``UniformSequenceReplayFrameBuffer``).
     """
-
-    T: int
-    B: int
-    period: int
-    t: int
-    valid: np.ndarray
-    rng: np.random.Generator
 
     def sample_batch(self, batch_B: int) -> Any:
         """Draw ``batch_B`` sequences with replacement.
@@ -78,5 +66,7 @@ class UniformSequenceReplayBuffer(UniformSequenceReplay, SequenceNStepReturnBuff
     """Uniform replay of sequences (keywords: ``SequenceNStepReturnBuffer``)."""
 
 
-class AsyncUniformSequenceReplayBuffer(AsyncReplayBufferMixin, UniformSequenceReplayBuffer):
+class AsyncUniformSequenceReplayBuffer(
+    AsyncReplayBufferMixin, UniformSequenceReplayBuffer, twin_of=UniformSequenceReplayBuffer
+):
     """``UniformSequenceReplayBuffer`` in shared memory behind a reader-writer lock."""
