@@ -43,6 +43,12 @@ class Agent(Protocol):
     Members only some agents have stay off this Protocol: ``value`` (bootstrap-value agents,
     e.g. policy gradients), ``sampling_rnn_state`` (recurrent agents).
 
+    The model and its keywords (params.json records them): ``model`` (None until
+    ``initialize`` builds it; a ``DistributedDataParallel`` wrapper after ``data_parallel``),
+    ``model_kwargs`` (the user's), ``env_model_kwargs`` (those the env spaces give) and
+    ``built_model_kwargs`` (each built model's constructor keywords as passed, by model name;
+    empty for a model built otherwise).
+
     Agent inputs are typed by their common case, ``torch.Tensor``; a composite observation is a
     namedarraytuple of tensors, whose class is made at run time (a type checker takes it as
     any type). Outputs that are namedarraytuples (``AgentStep``, ``dist_info``) stay ``Any``,
@@ -53,6 +59,10 @@ class Agent(Protocol):
     alternating: bool
     device: torch.device
     distribution: Distribution
+    model: torch.nn.Module | None
+    model_kwargs: dict[str, Any]
+    env_model_kwargs: dict[str, Any]
+    built_model_kwargs: dict[str, dict[str, Any]]
 
     @property
     def mode(self) -> AgentMode | None:
@@ -296,6 +306,35 @@ class ReplayAlgorithm(Algorithm, Protocol):
 
     def samples_to_buffer(self, samples: Samples) -> Any:
         """The replay's record of a sampler batch (the memory copiers append it)."""
+        ...
+
+
+@runtime_checkable
+class OptimizerAlgorithm(Protocol):
+    """An algorithm that trains with one optimizer, ``optimizer`` (built by ``initialize``).
+
+    params.json records its class and settings. Algorithms with several optimizers (DDPG's,
+    TD3's and SAC's, one per network) do not have the member, nor any before ``initialize``.
+    """
+
+    optimizer: torch.optim.Optimizer
+
+
+class OptInfo(Protocol):
+    """What runners read of the OptInfo ``optimize_agent`` returns: a namedtuple of lists.
+
+    Each field (``_fields``, in order) holds the iteration's values of one diagnostic (a list,
+    one per gradient step, or a single number); the runners log five statistics of each and
+    check those named ``loss`` or ``gradNorm`` for finiteness.
+    """
+
+    @property
+    def _fields(self) -> tuple[str, ...]:
+        """The field names, in order."""
+        ...
+
+    def __iter__(self) -> Iterator[Any]:
+        """The fields' values, in order."""
         ...
 
 

@@ -28,7 +28,7 @@ import psutil
 import torch
 
 from rlpyt.envs.traj_info import TrajInfo
-from rlpyt.protocols import Agent, Algorithm, AsyncSampler, ReplayAlgorithm, Sampler
+from rlpyt.protocols import Agent, Algorithm, AsyncSampler, OptInfo, ReplayAlgorithm, Sampler
 from rlpyt.runners.config_record import resolved_config
 from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
 from rlpyt.runners.divergence import DivergenceError, find_divergence
@@ -221,7 +221,7 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
         """True at the end of a logging interval (rows elsewhere leave the window open)."""
         return (itr + 1) % self.log_interval_itrs == 0
 
-    def check_divergence(self, itr: int, opt_info: tuple | None, where: str = "") -> None:
+    def check_divergence(self, itr: int, opt_info: OptInfo | None, where: str = "") -> None:
         """Raise :class:`DivergenceError` if the OptInfo or the parameters are not finite.
 
         Args:
@@ -236,7 +236,7 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
             note = self.last_snapshot_note(finite=True)
             raise DivergenceError(itr, where or f"iteration {itr}", quantity, note)
 
-    def find_divergence(self, opt_info: tuple | None) -> str | None:
+    def find_divergence(self, opt_info: OptInfo | None) -> str | None:
         """Hook: what is not finite (None: all is); SyncRl agrees on it over its ranks."""
         return find_divergence(opt_info, self.agent)
 
@@ -367,7 +367,7 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
         return {}
 
     def store_diagnostics(
-        self, itr: int, traj_infos: list[TrajInfo], opt_info: tuple | None
+        self, itr: int, traj_infos: list[TrajInfo], opt_info: OptInfo | None
     ) -> None:
         """Hook: keep an iteration's completed TrajInfos and OptInfo until the next log."""
         self.diagnostics.store(itr, traj_infos, opt_info)

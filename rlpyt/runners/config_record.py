@@ -20,6 +20,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+from torch.nn.parallel import DistributedDataParallel
+
+from rlpyt.protocols import OptimizerAlgorithm
 
 if TYPE_CHECKING:
     from rlpyt.protocols import Agent, Algorithm, AsyncSampler, Sampler
@@ -39,12 +42,12 @@ class ConfiguredRunner(Protocol):
 
     @property
     def agent(self) -> Agent:
-        """The agent (its ``model``, if built)."""
+        """The agent (its ``model`` and model keywords)."""
         ...
 
     @property
     def algo(self) -> Algorithm:
-        """The algorithm (its ``optimizer``, if built)."""
+        """The algorithm (its ``optimizer``, if it has one)."""
         ...
 
     @property
@@ -86,12 +89,14 @@ def resolved_config(runner: ConfiguredRunner) -> dict[str, Any]:
         "sampler": component_record(sampler),
         "agent": component_record(agent),
     }
-    model = getattr(agent, "model", None)
+    model = agent.model
     if model is not None:
-        record["model"] = model_record(agent, getattr(model, "module", model))  # DDP wraps it
+        if isinstance(model, DistributedDataParallel):  # SyncRl wraps the model it trains
+            model = model.module
+        record["model"] = model_record(agent, model)
     record["algo"] = component_record(algo)
-    optimizer = getattr(algo, "optimizer", None)
-    if optimizer is not None:
+    if isinstance(algo, OptimizerAlgorithm):
+        optimizer = algo.optimizer
         record["optimizer"] = {
             "class": class_name(type(optimizer)),
             "kwargs": json_value(dict(optimizer.defaults)),
@@ -122,7 +127,7 @@ def component_record(obj: object, skip: tuple[str, ...] = ()) -> dict[str, Any]:
     return {"class": class_name(type(obj)), "kwargs": kwargs}
 
 
-def model_record(agent: object, model: object) -> dict[str, Any]:
+def model_record(agent: Agent, model: object) -> dict[str, Any]:
     """The model's class and the keywords it was built with, defaults filled in.
 
     The keywords are those the agent built it with (``BaseAgent.built_model_kwargs``: the
@@ -132,12 +137,8 @@ def model_record(agent: object, model: object) -> dict[str, Any]:
     keep a keyword in another form (``nonlinearity()``, an instance), so the keywords are taken
     from what the agent passed, not from the model's attributes.
     """
-    built = getattr(agent, "built_model_kwargs", {}).get("model")
-    given = (
-        built
-        if built is not None
-        else {**getattr(agent, "env_model_kwargs", {}), **getattr(agent, "model_kwargs", {})}
-    )
+    built = agent.built_model_kwargs.get("model")
+    given = built if built is not None else {**agent.env_model_kwargs, **agent.model_kwargs}
     parameters = _constructor_parameters(type(model))
     kwargs = {name: json_value(given.get(name, p.default)) for name, p in parameters.items()}
     kwargs.update({name: json_value(value) for name, value in given.items()})  # via **kwargs

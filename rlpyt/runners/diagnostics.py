@@ -24,9 +24,13 @@ import sys
 import time
 from collections import deque
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.utils.logging import logger
+
+if TYPE_CHECKING:
+    from rlpyt.protocols import OptInfo
 
 CONSOLE_LINE_SECONDS = 5.0  # between tabular dumps, at most one progress line this often
 
@@ -70,7 +74,7 @@ class TrainingDiagnostics:
 
     # -- between log points ---------------------------------------------------------------
 
-    def store(self, itr: int, traj_infos: Sequence[TrajInfo], opt_info: tuple | None) -> None:
+    def store(self, itr: int, traj_infos: Sequence[TrajInfo], opt_info: OptInfo | None) -> None:
         """Keep an iteration's completed TrajInfos and OptInfo values until the next log."""
         self.cum_completed_trajs += len(traj_infos)
         self.new_completed_trajs += len(traj_infos)

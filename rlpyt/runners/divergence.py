@@ -20,7 +20,7 @@ import torch
 from rlpyt.runners.snapshot import nonfinite_tensor
 
 if TYPE_CHECKING:
-    from rlpyt.protocols import Agent
+    from rlpyt.protocols import Agent, OptInfo
 
 GUARDED_WORDS = ("loss", "gradnorm")  # OptInfo fields checked (lower-case substrings)
 
@@ -43,7 +43,7 @@ class DivergenceError(RuntimeError):
         )
 
 
-def find_divergence(opt_info: tuple | None, agent: Agent) -> str | None:
+def find_divergence(opt_info: OptInfo | None, agent: Agent) -> str | None:
     """The first non-finite guarded OptInfo value or agent parameter; None if all are finite.
 
     Args:
@@ -59,11 +59,11 @@ def find_divergence(opt_info: tuple | None, agent: Agent) -> str | None:
     return found
 
 
-def nonfinite_opt_info(opt_info: tuple | None) -> str | None:
+def nonfinite_opt_info(opt_info: OptInfo | None) -> str | None:
     """The first non-finite value of a guarded OptInfo field (see module doc), or None."""
     if opt_info is None:
         return None
-    for field, values in zip(getattr(opt_info, "_fields", ()), opt_info, strict=False):
+    for field, values in zip(opt_info._fields, opt_info, strict=True):
         if not any(word in field.lower() for word in GUARDED_WORDS):
             continue
         values = [float(v) for v in (values if isinstance(values, list | tuple) else [values])]

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 import torch
 
 from rlpyt.envs.traj_info import TrajInfo
-from rlpyt.protocols import Sampler
+from rlpyt.protocols import OptInfo, Sampler
 from rlpyt.runners.base import TrainingRunnerBase
 from rlpyt.runners.diagnostics import Row
 from rlpyt.runners.progress import TARGET_COLUMN, TrainingProgressBar, target_reached
@@ -57,7 +57,7 @@ class MinibatchRlBase(TrainingRunnerBase[Sampler]):
                 if self.stop_at_target(itr, row):
                     break
 
-    def sample_and_optimize(self, itr: int) -> tuple[list[TrajInfo], tuple | None]:
+    def sample_and_optimize(self, itr: int) -> tuple[list[TrajInfo], OptInfo | None]:
         """One iteration: sample a batch, train on it; returns ``(traj_infos, opt_info)``."""
         logger.set_iteration(itr)
         self.current_itr = itr

@@ -28,7 +28,7 @@ import torch
 import torch.distributed as dist
 
 from rlpyt.envs.traj_info import TrajInfo
-from rlpyt.protocols import RecurrentAgent
+from rlpyt.protocols import OptInfo, RecurrentAgent
 from rlpyt.runners.diagnostics import Row
 from rlpyt.runners.divergence import DivergenceError
 from rlpyt.runners.minibatch_rl import MinibatchRl, MinibatchRlBase, MinibatchRlEval
@@ -268,7 +268,7 @@ class SyncRlMixin(MinibatchRlBase):
 
     # -- hooks of the training loop ---------------------------------------------------------------
 
-    def find_divergence(self, opt_info: tuple | None) -> str | None:
+    def find_divergence(self, opt_info: OptInfo | None) -> str | None:
         """MinibatchRl's check on every rank, then agreed: all ranks stop when one diverges.
 
         Losses differ between ranks, so each checks its own; one all-reduce of a flag per
@@ -288,7 +288,7 @@ class SyncRlMixin(MinibatchRlBase):
         return f"{quantity} (rank {rank})"
 
     def store_diagnostics(
-        self, itr: int, traj_infos: list[TrajInfo], opt_info: tuple | None
+        self, itr: int, traj_infos: list[TrajInfo], opt_info: OptInfo | None
     ) -> None:
         """Gather every rank's completed TrajInfos to rank 0, which keeps them for its log."""
         if self._ranks is not None:
