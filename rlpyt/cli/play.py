@@ -29,6 +29,8 @@ from rlpyt.cli.compose import build_components
 from rlpyt.cli.errors import verbose_option
 from rlpyt.cli.spec import RunSpec
 from rlpyt.distributions.categorical import Categorical
+from rlpyt.distributions.epsilon_greedy import EpsilonGreedy
+from rlpyt.distributions.gaussian import Gaussian
 from rlpyt.envs.gym import make as gym_make
 from rlpyt.envs.traj_info import TrajInfo
 from rlpyt.envs.vector import SingleEnvView, is_vector_env_maker
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
 
     from rlpyt.envs.base import Env
     from rlpyt.protocols import Agent
+    from rlpyt.samplers.base import BaseSampler
     from rlpyt.utils.collections import NamedArrayTupleLike
 
 # A recorded "module.qualname" of a class or function (config_record.class_name).
@@ -184,7 +187,8 @@ def _from_cli_section(cli: dict[str, Any]) -> tuple[Any, Callable, dict, Callabl
         raise PlayError(
             f"params.json's 'cli' section cannot be rebuilt by this version of rlpyt ({error})."
         ) from None
-    env_kwargs = getattr(components.sampler, "eval_env_kwargs", None) or components.env_kwargs
+    sampler: BaseSampler = components.sampler
+    env_kwargs = sampler.eval_env_kwargs or components.env_kwargs
     return (
         components.agent,
         one_env_maker(components.EnvCls),
@@ -345,9 +349,9 @@ def make_deterministic(agent: Any) -> None:
         PlayError: the agent's distribution is none of these.
     """
     distribution = agent.distribution
-    if hasattr(distribution, "set_std"):
+    if isinstance(distribution, Gaussian):
         distribution.set_std(0.0)
-    elif hasattr(distribution, "set_epsilon"):
+    elif isinstance(distribution, EpsilonGreedy):
         distribution.set_epsilon(0.0)
     elif isinstance(distribution, Categorical):
         agent.distribution = _MostProbable(distribution)

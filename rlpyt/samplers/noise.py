@@ -138,7 +138,7 @@ def install_sampling_noise(
     Called by every sampler, after the buffers are built, with the sampler seed. Returns the
     wrapper, or None when the distribution is of another kind (it then samples as before).
     """
-    distribution = getattr(agent, "distribution", None)
+    distribution = agent.distribution
     if isinstance(distribution, SamplingNoise):
         distribution = distribution.distribution
     if not isinstance(distribution, (Categorical, Gaussian, EpsilonGreedy)):

@@ -18,17 +18,17 @@ from __future__ import annotations
 import copy
 import pickle
 import random
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from rlpyt.agents.base import AgentInputs
 from rlpyt.envs.traj_info import TrajInfoRows
+from rlpyt.protocols import RecurrentAgent
 from rlpyt.samplers.noise import SamplingNoise
 
 if TYPE_CHECKING:
-    from rlpyt.agents.base import RecurrentAgentMixin
     from rlpyt.protocols import Agent, Collector
 
 FLAGS = ("need_reset", "need_env_reset")  # wait-reset collectors' per-env flags
@@ -66,12 +66,11 @@ def collector_state(
     if process_rng:
         state["process_rng"] = (random.getstate(), np.random.get_state(), torch.get_rng_state())
     if agent is not None:
-        noise = getattr(agent, "distribution", None)
+        noise = agent.distribution
         if isinstance(noise, SamplingNoise):
             state["sampling_noise"] = copy.deepcopy(noise.state_dict())
-        if hasattr(type(agent), "sampling_rnn_state"):  # recurrent agents (not on Agent)
-            rnn_agent = cast("RecurrentAgentMixin", agent)
-            state["rnn_state"] = copy.deepcopy(rnn_agent.sampling_rnn_state)
+        if isinstance(agent, RecurrentAgent):
+            state["rnn_state"] = copy.deepcopy(agent.sampling_rnn_state)
     return state
 
 
@@ -97,11 +96,11 @@ def load_collector_state(
     for key, value in state["flags"].items():
         getattr(collector, key)[:] = value
     if agent is not None:
-        noise = getattr(agent, "distribution", None)
+        noise = agent.distribution
         if isinstance(noise, SamplingNoise) and "sampling_noise" in state:
             noise.load_state_dict(state["sampling_noise"])
-        if "rnn_state" in state:  # saved from a recurrent agent
-            cast("RecurrentAgentMixin", agent).sampling_rnn_state = state["rnn_state"]
+        if "rnn_state" in state and isinstance(agent, RecurrentAgent):  # saved from one
+            agent.sampling_rnn_state = state["rnn_state"]
     return agent_inputs, state["traj_infos"]
 
 

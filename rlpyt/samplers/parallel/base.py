@@ -344,7 +344,7 @@ class ParallelSamplerBase(BaseSampler):
                 stacklevel=2,
             )
         state: dict = {"workers": workers}
-        noise = getattr(self.agent, "distribution", None)
+        noise = self.agent.distribution
         if isinstance(noise, SamplingNoise):
             state["sampling_noise"] = noise.state_dict()
         return state
@@ -372,7 +372,7 @@ class ParallelSamplerBase(BaseSampler):
             group.release_all()
             group.gather("state_loaded")
             self.ctrl.state_op.value = NO_STATE_OP
-        noise = getattr(self.agent, "distribution", None)
+        noise = self.agent.distribution
         if isinstance(noise, SamplingNoise) and "sampling_noise" in state:
             noise.load_state_dict(state["sampling_noise"])
 
