@@ -68,16 +68,8 @@ def family_classes():
     return [found[key] for key in sorted(found)]
 
 
-# Families whose declarations are being written: their classes are expected to fail here
-# until then (this set empties as each family is converted).
-PENDING = (BaseAgent, BaseCollector, BaseEvalCollector, BaseRunner)
-CLASSES = [
-    pytest.param(cls, marks=pytest.mark.xfail(reason="declarations pending", strict=False))
-    if issubclass(cls, PENDING) and not issubclass(cls, Hyperparams)
-    else cls
-    for cls in family_classes()
-]
-IDS = [cls.values[0].__name__ if hasattr(cls, "values") else cls.__name__ for cls in CLASSES]
+CLASSES = family_classes()
+IDS = [cls.__name__ for cls in CLASSES]
 
 
 def keyword_fields(cls):
