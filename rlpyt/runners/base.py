@@ -14,7 +14,8 @@ Runners differ only in the hooks they override: the synchronous rows of
 rank each, SyncRl and SyncRlEval) and the asynchronous ones of
 :class:`~rlpyt.runners.async_rl.AsyncRlBase`. Training always happens in the process that
 calls ``train()``. The measuring lives in :mod:`rlpyt.runners.diagnostics`, the divergence
-guard in :mod:`rlpyt.runners.divergence`, snapshot files in :mod:`rlpyt.runners.snapshot`.
+guard in :mod:`rlpyt.runners.divergence`, snapshot files in :mod:`rlpyt.runners.snapshot`, the
+last line of a run in :mod:`rlpyt.runners.end_of_run`.
 """
 
 from __future__ import annotations
@@ -32,10 +33,10 @@ from rlpyt.protocols import Agent, Algorithm, AsyncSampler, OptInfo, ReplayAlgor
 from rlpyt.runners.config_record import resolved_config
 from rlpyt.runners.diagnostics import Row, TrainingDiagnostics, record_row
 from rlpyt.runners.divergence import DivergenceError, find_divergence
+from rlpyt.runners.end_of_run import end_of_run_line, snapshot_note
 from rlpyt.runners.progress import TrainingProgressBar
 from rlpyt.runners.snapshot import (
     check_resumable,
-    find_snapshot,
     load_snapshot,
     make_snapshot,
     restore_components,
@@ -81,19 +82,6 @@ class BaseRunner(Hyperparams):
         """Run the whole training (see :meth:`iter_train` for ``resume_from``)."""
         for _row in self.iter_train(resume_from):
             pass
-
-
-def failure_reason(error: BaseException) -> str:
-    """``Type: message`` in one line for a run's last log line.
-
-    A message that carries a child's traceback (a worker, rank or child process that failed)
-    keeps its first line and the traceback's last one (the child's exception); the whole
-    traceback stays in the exception, which the caller gets.
-    """
-    lines = [line for line in str(error).splitlines() if line.strip()]
-    if len(lines) > 1 and any(line.startswith("Traceback") for line in lines):
-        lines = [f"{lines[0].rstrip(':')}: {lines[-1].strip()}"]
-    return type(error).__name__ + (f": {' '.join(lines)}" if lines else "")
 
 
 class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
@@ -147,7 +135,6 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
     log_traj_window: int | None = None  # training TrajInfos kept for logging (None: all)
     diagnostics: TrainingDiagnostics  # made in startup
     itr_batch_size: int  # env steps per iteration over all processes, set in startup
-    n_itr: int  # iterations of the run, set in startup (get_n_itr)
     log_interval_itrs: int  # iterations between rows, set in startup (get_n_itr)
     progress: TrainingProgressBar = TrainingProgressBar(0, enabled=False)  # drawn from startup
     # How to continue a stopped run, said in the caller's terms (rlpyt train sets its command).
@@ -167,6 +154,7 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
         self.thread_governor = ThreadGovernor(ThreadDecision(1, "not started"), ())
         self._denormals_flushed = False  # set by _set_master_affinity
         self._start_itr = 0
+        self.n_itr = 0  # iterations of the run, set in startup (get_n_itr)
         self.current_itr: int | None = None  # the iteration being run (None: not started)
         self.last_snapshot_itr: int | None = None  # newest iteration saved to disk
 
@@ -440,36 +428,15 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
     # -- the end of the run -----------------------------------------------------------------
 
     def log_end_of_run(self, error: BaseException | None) -> None:
-        """Say how the run ended; all but success also say where the last snapshot is.
+        """Say how the run ended (see :func:`~rlpyt.runners.end_of_run.end_of_run_line`).
 
-        Args:
-            error: What ended ``iter_train`` (None: it ran to the end, "Training complete.");
-                ``GeneratorExit``: the caller left the loop (``break``, ``close()``), "stopped"
-                unless at the last row; ``KeyboardInterrupt``: "interrupted";
-                :class:`DivergenceError`: "diverged" with its message; anything else (a worker
-                fault, a failed resume, ...): "failed" with the exception's type and message.
+        All but success also say where the last snapshot is (:meth:`last_snapshot_note`).
         """
-        itr = self.current_itr
-        stopped = isinstance(error, GeneratorExit)  # the loop was left at a yield: a log point
-        if error is None and self.target_reached_itr is not None:
-            logger.log(f"Training complete: target reward reached after iteration {itr}.")
-            return
-        if error is None or (stopped and itr == self.n_itr - 1):  # left after the last row
-            logger.log("Training complete.")
-            return
-        if isinstance(error, DivergenceError):  # its message names the last finite snapshot
-            logger.log(str(error), color="red")
-            return
-        where = "before the first iteration"
-        if itr is not None:
-            where = f"{'after' if stopped else 'in'} iteration {itr} (of 0-{self.n_itr - 1})"
-        if stopped:
-            ending, color = f"Training stopped by the caller (iter_train left) {where}", "yellow"
-        elif isinstance(error, KeyboardInterrupt):
-            ending, color = f"Training interrupted (KeyboardInterrupt) {where}", "yellow"
-        else:
-            ending, color = f"Training failed {where}: {failure_reason(error)}", "red"
-        logger.log(f"{ending}. {self.last_snapshot_note()}", color=color)
+        target_reached = self.target_reached_itr is not None
+        line, color = end_of_run_line(
+            error, self.current_itr, self.n_itr, target_reached, self.last_snapshot_note
+        )
+        logger.log(line, color=color)
 
     def last_snapshot_note(self, finite: bool = False) -> str:
         """Where the newest snapshot of the run folder is and how to continue from it.
@@ -478,22 +445,8 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
             finite: Call it the last snapshot with finite parameters (the divergence guard
                 checks every iteration before its snapshot, so the newest one is).
         """
-        snapshot_dir = logger.get_snapshot_dir()
-        if snapshot_dir is None:
-            return "No snapshot: the logger has no run folder (train inside logger_context)."
-        try:
-            path = find_snapshot(snapshot_dir)
-        except OSError:  # FileNotFoundError: none there
-            if logger.get_snapshot_mode() == "none":
-                return (
-                    "No snapshot: snapshot_mode is 'none' (pass snapshot_mode='last' to "
-                    "logger_context to be able to resume)."
-                )
-            return f"No snapshot in {snapshot_dir} yet (the first is saved at the first log point)."
         itr = self.last_snapshot_itr if self.last_snapshot_itr is not None else self._start_itr - 1
-        of_itr = f" ({self.iteration_name} {itr})" if itr >= 0 else ""
-        which = "Last snapshot with finite parameters" if finite else "Last snapshot"
-        return f"{which}: {path}{of_itr}; continue with {self.resume_hint}."
+        return snapshot_note(itr, self.iteration_name, self.resume_hint, finite)
 
     def shutdown(self) -> None:
         """Hook: close the progress bar and stop the sampler (idempotent)."""
