@@ -27,9 +27,12 @@ from rlpyt.samplers.async_.alternating_sampler import (
     AsyncAlternatingSampler,
     AsyncNoOverlapAlternatingSampler,
 )
+from rlpyt.samplers.async_.base import AsyncParallelSamplerMixin, AsyncSamplerMixin
 from rlpyt.samplers.async_.cpu_sampler import AsyncCpuSampler
 from rlpyt.samplers.async_.gpu_sampler import AsyncGpuSampler
 from rlpyt.samplers.async_.serial_sampler import AsyncSerialSampler
+from rlpyt.samplers.base import BaseSampler
+from rlpyt.samplers.parallel.base import ParallelSamplerBase
 from rlpyt.samplers.parallel.gpu.action_server import (
     ActionServer,
     AlternatingActionServer,
@@ -107,6 +110,23 @@ def test_runner_facing_methods_keep_their_signatures(SamplerCls):  # noqa: N803
 def test_class_flags(SamplerCls):  # noqa: N803
     names = ("gpu", "alternating", "mid_batch_reset", "serve_torch_threads")
     assert tuple(getattr(SamplerCls, name, None) for name in names) == FLAGS[SamplerCls]
+
+
+@pytest.mark.parametrize("SamplerCls", SAMPLERS)
+def test_async_samplers_extend_the_sampler_base(SamplerCls):  # noqa: N803
+    """The asynchronous part is a sampler class, not a mixin of ``object``."""
+    assert issubclass(AsyncSamplerMixin, BaseSampler)
+    assert issubclass(AsyncParallelSamplerMixin, ParallelSamplerBase)
+    assert issubclass(SamplerCls, AsyncSamplerMixin)
+    assert issubclass(SamplerCls, AsyncParallelSamplerMixin) == (SamplerCls in PARALLEL)
+
+
+@pytest.mark.parametrize("SamplerCls", GPU)
+def test_gpu_async_samplers_serve_through_their_action_servers(SamplerCls):  # noqa: N803
+    async_server, server = SERVERS[SamplerCls]
+    assert issubclass(SamplerCls, async_server) and issubclass(async_server, server)
+    assert issubclass(ActionServer, ParallelSamplerBase)
+    assert SamplerCls.serve_actions is server.serve_actions
 
 
 def make_sampler(SamplerCls, **kwargs):  # noqa: N803
