@@ -1,10 +1,9 @@
 """The asynchronous samplers: their runner-facing methods, their bases, and the double buffer.
 
-``RECORDED`` holds each method's ``inspect.signature`` as AsyncRl calls it (taken from the
-samplers before their bases were redesigned): a change of name, order, default or kind fails
-here. The behaviour tests run each sampler's two-step start in this process (the master's
-``async_initialize``, then the sampler process's ``initialize``) and check that each batch goes
-to the half ``db_idx`` names and leaves the other untouched.
+``RECORDED`` holds each method's ``inspect.signature`` as AsyncRl calls it: a change of name,
+order, default or kind fails here. The behaviour tests run each sampler's two-step start in
+this process (the master's ``async_initialize``, then the sampler process's ``initialize``) and
+check that each batch goes to the half ``db_idx`` names and leaves the other untouched.
 """
 
 from __future__ import annotations
