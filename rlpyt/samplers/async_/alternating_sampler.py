@@ -14,7 +14,6 @@ from rlpyt.samplers.async_.action_server import (
     AsyncAlternatingActionServer,
     AsyncNoOverlapAlternatingActionServer,
 )
-from rlpyt.samplers.async_.base import AsyncParallelSamplerMixin
 from rlpyt.samplers.async_.collectors import DbGpuResetCollector
 from rlpyt.samplers.parallel.gpu.alternating_sampler import (
     AlternatingSampler,
@@ -23,16 +22,14 @@ from rlpyt.samplers.parallel.gpu.alternating_sampler import (
 from rlpyt.utils.hyperparams import hyperparam
 
 
-class AsyncAlternatingSampler(  # type: ignore[misc]
-    AsyncParallelSamplerMixin, AsyncAlternatingActionServer, AlternatingSampler
-):
+class AsyncAlternatingSampler(AsyncAlternatingActionServer, AlternatingSampler):
     """Alternating sampling in AsyncRl's sampler process."""
 
     CollectorCls = hyperparam(DbGpuResetCollector)
 
 
-class AsyncNoOverlapAlternatingSampler(  # type: ignore[misc]
-    AsyncParallelSamplerMixin, AsyncNoOverlapAlternatingActionServer, NoOverlapAlternatingSampler
+class AsyncNoOverlapAlternatingSampler(
+    AsyncNoOverlapAlternatingActionServer, NoOverlapAlternatingSampler
 ):
     """The no-overlap alternating sampling in AsyncRl's sampler process."""
 

@@ -11,13 +11,12 @@ sampler GPU; here the sampler process is the one action server, so its affinity 
 from __future__ import annotations
 
 from rlpyt.samplers.async_.action_server import AsyncActionServer
-from rlpyt.samplers.async_.base import AsyncParallelSamplerMixin
 from rlpyt.samplers.async_.collectors import DbGpuResetCollector
 from rlpyt.samplers.parallel.gpu.sampler import GpuSampler
 from rlpyt.utils.hyperparams import hyperparam
 
 
-class AsyncGpuSampler(AsyncParallelSamplerMixin, AsyncActionServer, GpuSampler):  # type: ignore[misc]
+class AsyncGpuSampler(AsyncActionServer, GpuSampler):
     """GPU-style sampling in AsyncRl's sampler process."""
 
     CollectorCls = hyperparam(DbGpuResetCollector)

@@ -23,23 +23,13 @@ from rlpyt.utils.shared_memory import check_shared_memory, nbytes_of
 if TYPE_CHECKING:
     from rlpyt.envs.base import Env
     from rlpyt.protocols import Agent
-    from rlpyt.samplers.collections import Samples, TrajInfo
+    from rlpyt.samplers.collections import TrajInfo
 
 
-class AsyncSerialSampler(AsyncSamplerMixin, SerialSampler):  # type: ignore[misc]
+class AsyncSerialSampler(AsyncSamplerMixin, SerialSampler):
     """Serial sampling in AsyncRl's sampler process."""
 
     CollectorCls = hyperparam(DbCpuResetCollector)
-
-    def _build_buffers(self, agent: Agent, env: Env, bootstrap_value: bool) -> AttrDict:
-        """Check /dev/shm has room for both halves, then allocate half 0 in shared memory."""
-        examples = get_example_outputs(agent, env)
-        T, B = self.batch_spec
-        check_shared_memory(2 * nbytes_of(examples) * (T + 1) * B)
-        self.samples_pyt, self.samples_np, examples = build_samples_buffer(
-            agent, env, self.batch_spec, bootstrap_value, True, True, examples=examples
-        )
-        return examples
 
     def initialize(self, affinity: dict | None = None, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
         """In the sampler process: pin it, give the agent its own model, build envs/collectors.
@@ -50,14 +40,10 @@ class AsyncSerialSampler(AsyncSamplerMixin, SerialSampler):  # type: ignore[misc
             *args: Refused: the synchronous samplers' ``initialize(agent, ...)`` arguments.
             **kwargs: Refused, likewise.
         """
-        if args or kwargs:
-            raise TypeError(
-                "AsyncSerialSampler.initialize(affinity) runs in AsyncRl's sampler process; "
-                "the agent was initialized by async_initialize. Use it with AsyncRl runners."
-            )
+        self._refuse_synchronous_call(args, kwargs)
         affinity = dict(affinity or {})
         pin_sampler_process(affinity)
-        agent, B = self.agent, self.batch_spec.B
+        agent, B = self._shared_agent(), self.batch_spec.B
         agent.to_device(affinity.get("cuda_idx"))
         agent.async_cpu(share_memory=False)  # a model apart from the one the optimizer publishes
         self.envs = make_envs(self.EnvCls, self.env_kwargs, B, self.seed)
@@ -78,8 +64,27 @@ class AsyncSerialSampler(AsyncSamplerMixin, SerialSampler):  # type: ignore[misc
         self.agent_inputs, self.traj_infos = self.collector.start_envs(self.max_decorrelation_steps)
         self.collector.start_agent()
 
-    def _obtain_batch(self, itr: int) -> tuple[Samples, list[TrajInfo]]:
-        return SerialSampler.obtain_samples(self, itr)
+    def obtain_samples(self, itr: int, db_idx: int = 0) -> list[TrajInfo]:  # type: ignore[override]
+        """In the sampler process: pull new weights, collect one batch into half ``db_idx``.
 
-    def _evaluate(self, itr: int) -> list[TrajInfo]:
-        return SerialSampler.evaluate_agent(self, itr)
+        Returns:
+            The TrajInfos completed during the batch.
+        """
+        self._select_half(itr, db_idx)
+        _, traj_infos = super().obtain_samples(itr)
+        return traj_infos
+
+    def evaluate_agent(self, itr: int) -> list[TrajInfo]:
+        """In the sampler process: pull new weights, run the evaluation collector."""
+        self._prepare_evaluation(itr)
+        return super().evaluate_agent(itr)
+
+    def _build_first_half(self, agent: Agent, env: Env, bootstrap_value: bool) -> AttrDict:
+        """Check /dev/shm has room for both halves, then allocate half 0 in shared memory."""
+        examples = get_example_outputs(agent, env)
+        T, B = self.batch_spec
+        check_shared_memory(2 * nbytes_of(examples) * (T + 1) * B)
+        self.samples_pyt, self.samples_np, examples = build_samples_buffer(
+            agent, env, self.batch_spec, bootstrap_value, True, True, examples=examples
+        )
+        return examples

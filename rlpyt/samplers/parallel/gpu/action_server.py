@@ -1,9 +1,10 @@
 """Action servers: the master's side of GPU sampling, one batched agent step per time step.
 
-Box: Sampler (master side). Mixins of the GPU samplers, whose ``obtain_samples`` /
-``evaluate_agent`` call ``serve_actions`` / ``serve_actions_evaluation`` between releasing the
-workers and gathering their reports. Who waits on what, per time step (``obs_ready`` /
-``act_ready``: one semaphore pair per worker):
+Box: Sampler (master side). Parallel-sampler classes that GpuSampler and the alternating
+samplers extend: ``obtain_samples`` / ``evaluate_agent`` call ``serve_actions`` /
+``serve_actions_evaluation`` (through the ``_serve_batch`` / ``_serve_evaluation`` hooks)
+between releasing the workers and gathering their reports. Who waits on what, per time step
+(``obs_ready`` / ``act_ready``: one semaphore pair per worker):
 
 - the worker releases its ``obs_ready`` when its block of the step buffer holds the new
   observation (and the previous action, reward and done);
@@ -31,24 +32,20 @@ about 1,400 to 56 env steps/s next to two busy loops on two cores.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from multiprocessing.synchronize import Semaphore
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import Protocol, cast
 
 import numpy as np
 import torch
 
 from rlpyt.protocols import Agent
-from rlpyt.samplers.collections import BatchSpec, StepBuffer
+from rlpyt.samplers.collections import StepBuffer
 from rlpyt.samplers.evaluation import evaluation_rng
+from rlpyt.samplers.parallel.base import ParallelSamplerBase
 from rlpyt.utils.buffer import buffer_method, numpify_buffer
 from rlpyt.utils.collections import AttrDict
 from rlpyt.utils.launching.threads import torch_threads
 from rlpyt.utils.shared_memory import SharedNdarray
-
-if TYPE_CHECKING:
-    from rlpyt.samplers.collections import Samples
-    from rlpyt.samplers.parallel.worker_group import WorkerGroup
 
 
 class ServedAgent(Agent, Protocol):
@@ -64,8 +61,13 @@ class ServedAgent(Agent, Protocol):
         ...
 
 
-class ActionServer:
-    """Mixin of GpuSampler: serves actions for all envs, for training and for evaluation.
+class ActionServer(ParallelSamplerBase):
+    """The GPU samplers' serving loop: actions for all envs, for training and for evaluation.
+
+    Serves from the sampler's agent (a :class:`ServedAgent`, see :meth:`_served`), samples
+    buffer, semaphores and workers, and from the step buffers that
+    :class:`~rlpyt.samplers.parallel.gpu.sampler.GpuSamplerBase` allocates (GpuSampler is
+    both).
 
     Attributes:
         serve_torch_threads: Torch intra-op threads while serving (None: the runner's); see
@@ -73,23 +75,14 @@ class ActionServer:
     """
 
     serve_torch_threads: int | None = 1
+    seed: int | None = None  # the sampler seed (None until initialize: unseeded evaluations)
 
-    # Provided by the sampler this is mixed into (see GpuSamplerBase, AlternatingSamplerBase).
-    agent: Agent  # a ServedAgent (see _served)
-    batch_spec: BatchSpec
-    ctrl: AttrDict
+    # Allocated by GpuSamplerBase._build_buffers.
     eval_active: SharedNdarray  # [eval_n_envs] bool
     eval_step_buffer_np: StepBuffer  # [eval_n_envs] numpy
     eval_step_buffer_pyt: StepBuffer  # [eval_n_envs] torch views
-    mid_batch_reset: bool
-    samples_np: Samples  # [T, B] numpy
-    seed: int | None = None  # the sampler seed (None: unseeded evaluations)
     step_buffer_np: StepBuffer  # [B] numpy
     step_buffer_pyt: StepBuffer  # [B] torch views
-    syncs: list[AttrDict]
-    worker_eval_ranks: list[list[int]]
-    workers: WorkerGroup | None
-    _eval_max_T: Callable[[], int]  # noqa: N815
 
     def _serve_batch(self, itr: int) -> None:
         """The sampler's hook: serve one batch (see :meth:`serve_actions`)."""
@@ -183,7 +176,7 @@ def _release_all(semaphores: list[Semaphore]) -> None:
 
 
 class AlternatingActionServer(ActionServer):
-    """Mixin of AlternatingSampler: the two env groups take turns with the agent.
+    """The serving loop of AlternatingSampler: the two env groups take turns with the agent.
 
     Group ``g`` is the columns ``g::2`` of the step buffer; each worker has one semaphore pair
     per group (``sync.halves[g]``) and steps its half of a group while the agent serves the
@@ -193,6 +186,7 @@ class AlternatingActionServer(ActionServer):
     and switch on every step; ``reset_one`` indexes are local to the group.
     """
 
+    # The two-group layout, set by AlternatingSamplerBase._layout.
     group_slices: list[slice]
     group_workers: list[list[int]]
     eval_group_slices: list[slice]

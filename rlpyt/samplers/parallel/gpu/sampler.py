@@ -104,5 +104,6 @@ class GpuSampler(ActionServer, GpuSamplerBase):
     """Parallel sampler with the agent in the master, one batched forward per time step.
 
     Training collectors: GpuResetCollector (the default) or GpuWaitResetCollector. The action
-    server's ``_serve_batch`` / ``_serve_evaluation`` are the sampler's hooks.
+    server's ``_serve_batch`` / ``_serve_evaluation`` are the sampler's hooks; GpuSamplerBase
+    allocates the step buffers and semaphores it serves through.
     """
