@@ -14,11 +14,17 @@ import pydoc
 import pytest
 
 from rlpyt.samplers.agent_collectors import CpuResetCollector as SerialResetCollector
+from rlpyt.samplers.async_.action_server import (
+    AsyncActionServer,
+    AsyncAlternatingActionServer,
+    AsyncNoOverlapAlternatingActionServer,
+)
 from rlpyt.samplers.async_.alternating_sampler import (
     AsyncAlternatingSampler,
     AsyncNoOverlapAlternatingSampler,
 )
 from rlpyt.samplers.async_.async_cpu_sampler import AsyncCpuSampler as EarlyAsyncCpuSampler
+from rlpyt.samplers.async_.base import AsyncParallelSamplerMixin, AsyncSamplerMixin
 from rlpyt.samplers.async_.collectors import DbCpuResetCollector, DbGpuResetCollector
 from rlpyt.samplers.async_.cpu_sampler import AsyncCpuSampler
 from rlpyt.samplers.async_.gpu_sampler import AsyncGpuSampler
@@ -30,6 +36,11 @@ from rlpyt.samplers.evaluation import SerialEvalCollector
 from rlpyt.samplers.parallel.base import ParallelSamplerBase
 from rlpyt.samplers.parallel.cpu.collectors import CpuEvalCollector, CpuResetCollector
 from rlpyt.samplers.parallel.cpu.sampler import CpuSampler
+from rlpyt.samplers.parallel.gpu.action_server import (
+    ActionServer,
+    AlternatingActionServer,
+    NoOverlapAlternatingActionServer,
+)
 from rlpyt.samplers.parallel.gpu.alternating_sampler import (
     AlternatingSampler,
     AlternatingSamplerBase,
@@ -83,7 +94,18 @@ ASYNC_ALTERNATING = {
     AsyncAlternatingSampler: keywords(DbGpuResetCollector, GpuEvalCollector),
     AsyncNoOverlapAlternatingSampler: keywords(DbGpuResetCollector, GpuEvalCollector),
 }
-ALL = {**RECORDED, **ASYNC_ALTERNATING}
+# The sampler bases that the servers and the asynchronous samplers extend.
+BASES = {
+    ActionServer: keywords(),
+    AlternatingActionServer: keywords(),
+    NoOverlapAlternatingActionServer: keywords(),
+    AsyncSamplerMixin: keywords(parallel=False),
+    AsyncParallelSamplerMixin: keywords(),
+    AsyncActionServer: keywords(),
+    AsyncAlternatingActionServer: keywords(),
+    AsyncNoOverlapAlternatingActionServer: keywords(),
+}
+ALL = {**RECORDED, **ASYNC_ALTERNATING, **BASES}
 
 
 def listed(cls):
