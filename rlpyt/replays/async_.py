@@ -98,7 +98,9 @@ class AsyncReplayBufferMixin(BaseNStepReturnBuffer):
 
     async_ = True
 
-    def __init_subclass__(cls, twin_of: type[BaseReplayBuffer] | None = None, **kwargs: Any):
+    def __init_subclass__(
+        cls, twin_of: type[BaseReplayBuffer] | None = None, **kwargs: Any
+    ) -> None:
         """Register ``cls`` as the shared-memory twin of ``twin_of`` (one of its bases)."""
         super().__init_subclass__(**kwargs)
         if twin_of is None:
