@@ -99,11 +99,7 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
     ``master_affinity``, ``diagnostics_columns``, ``snapshot_itr`` / ``resume`` /
     ``get_itr_snapshot`` (sampler iterations) and ``shutdown``.
 
-    ``algo`` is a replay algorithm (``async_initialize``, ``optim_initialize``,
-    ``samples_to_buffer``, ``updates_per_sync``, ``replay_ratio``, ``min_steps_learn``),
-    ``sampler`` an asynchronous sampler (``rlpyt.samplers.async_``); ``agent`` is initialized by
-    the sampler's ``async_initialize``; ``n_steps`` and ``log_interval_steps`` count sampled
-    env steps.
+    ``n_steps`` and ``log_interval_steps`` count sampled env steps.
 
     ``max_sampler_lead``: once learning starts the sampler waits rather than run further
     ahead, so the run trains at ``replay_ratio`` on any machine: from above the optimizer waits
@@ -121,6 +117,18 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
             names what the part lacks).
     """
 
+    algo: AsyncReplayAlgorithm = hyperparam(
+        doc="A replay algorithm (``async_initialize``, ``optim_initialize``, "
+        "``samples_to_buffer``, ``updates_per_sync``, ``replay_ratio``, ``min_steps_learn``).",
+        type=AsyncReplayAlgorithm,
+    )
+    agent: SharedMemoryAgent = hyperparam(
+        doc="The agent (initialized by the sampler's ``async_initialize``).",
+        type=SharedMemoryAgent,
+    )
+    sampler = hyperparam(
+        doc="An asynchronous sampler (``rlpyt.samplers.async_``).", type=AsyncSampler
+    )
     affinity = hyperparam(
         after="n_steps",
         doc="``AttrDict(optimizer=[dict(cpus, cuda_idx, torch_threads, set_affinity)], "
@@ -128,7 +136,7 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
         "``n_gpu=0``); None: optimizer and sampler on CPU, unpinned. ``flush_denormal`` (in the "
         "optimizer's dict or at the top; default True) as MinibatchRl's.",
     )
-    target_reward = fixed(None)  # the sampler process runs ahead of the rows: no early stop
+    target_reward = fixed(None)  # AsyncRl runs all n_steps: no early stop
     max_sampler_lead: int | None = hyperparam(
         1,
         "Batches the sampler may run beyond the one the optimizer needs next (None: it never "
@@ -140,9 +148,6 @@ class AsyncRlBase(TrainingRunnerBase[AsyncSampler]):
     evaluates = False  # AsyncRlEval: the sampler process evaluates at every log point
     iteration_column = "Diagnostics/SamplerIteration"
     iteration_name = "sampler iteration"
-
-    algo: AsyncReplayAlgorithm
-    agent: SharedMemoryAgent
 
     def __post_init__(self) -> None:
         """Check the parts, then resolve the affinity (None: both processes on CPU, unpinned)."""

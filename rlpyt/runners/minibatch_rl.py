@@ -30,11 +30,9 @@ from rlpyt.utils.logging import logger
 
 
 class MinibatchRlBase(TrainingRunnerBase[Sampler]):
-    """The synchronous training rows: sample a batch, optimize, check, log; in one process.
+    """The synchronous training rows: sample a batch, optimize, check, log; in one process."""
 
-    ``sampler`` is any synchronous sampler.
-    """
-
+    sampler = hyperparam(doc="Any synchronous sampler.", type=Sampler)
     affinity = hyperparam(
         doc="Dict with any of ``cuda_idx``, ``master_cpus``, ``master_torch_threads``, "
         "``workers_cpus``, ``worker_torch_threads``, ``set_affinity``, ``alternating``, and "

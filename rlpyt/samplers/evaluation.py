@@ -301,7 +301,7 @@ class SerialEvalCollector(CpuEvalCollector):
     """
 
     rank = fixed(0)
-    agent = hyperparam(REQUIRED, after="envs", type=Agent)
+    agent = hyperparam(REQUIRED, "The sampler's agent.", after="envs", type=Agent)
     traj_infos_queue = fixed(None)
     max_T = hyperparam(REQUIRED)
     sync = fixed(None)

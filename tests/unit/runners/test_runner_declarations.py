@@ -16,7 +16,7 @@ from rlpyt.agents.pg.classic import ClassicFfAgent
 from rlpyt.algos.dqn.dqn import DQN
 from rlpyt.algos.pg.ppo import PPO
 from rlpyt.envs.gym import make as gym_make
-from rlpyt.protocols import AsyncSampler, Sampler
+from rlpyt.protocols import AsyncReplayAlgorithm, AsyncSampler, Sampler
 from rlpyt.runners.async_rl import AsyncRl, AsyncRlBase, AsyncRlEval
 from rlpyt.runners.base import BaseRunner, TrainingRunnerBase
 from rlpyt.runners.config_record import component_record
@@ -68,9 +68,16 @@ def test_every_keyword_is_declared_and_documented(cls):
 
 
 def test_the_shared_keywords_are_declared_in_the_base_only():
-    for name in ("algo", "agent", "sampler", "n_steps", "seed", "log_interval_steps"):
+    for name in ("n_steps", "seed", "log_interval_steps"):
         for cls in RUNNERS:
             assert declarers(cls, name) == [TrainingRunnerBase], (cls, name)
+    # The families state which kind of part they take, for the signature and the docstring.
+    assert declarers(MinibatchRl, "sampler") == [MinibatchRlBase, TrainingRunnerBase]
+    assert declarers(AsyncRl, "sampler") == [AsyncRlBase, TrainingRunnerBase]
+    signature = inspect.signature(AsyncRlEval).parameters
+    assert signature["sampler"].annotation is AsyncSampler
+    assert signature["algo"].annotation is AsyncReplayAlgorithm
+    assert inspect.signature(SyncRl).parameters["sampler"].annotation is Sampler
     assert declarers(MinibatchRl, "log_traj_window") == [MinibatchRl]
     assert declarers(AsyncRl, "log_traj_window") == [AsyncRl]
     # SyncRl names only the place of MinibatchRl's keyword: its first base comes first.
