@@ -382,9 +382,6 @@ class SyncRl(SyncRlMixin, MinibatchRl):
     ``n_steps`` counts all ranks' steps; the sampler's batch is per rank.
     """
 
-    # MinibatchRl's keyword, at MinibatchRl's place (the first base's order comes first).
-    log_traj_window = hyperparam(after="log_interval_steps")
-
 
 class SyncRlEval(SyncRlMixin, MinibatchRlEval):
     """MinibatchRlEval over several ranks; rank 0 evaluates while the others wait.

@@ -336,15 +336,21 @@ class Hyperparams:
 def _inherited_fields(cls: type[Hyperparams]) -> dict[str, Hyperparam]:
     """The fields of all the bases of ``cls``, each from the first class in its MRO declaring it.
 
-    The order is the first base's constructor order, then fields only other bases have (a
-    mixin combined with a second ``Hyperparams`` base keeps that base's fields too).
+    The order is the first base's constructor order; a field only a later base has comes
+    right after the field it follows in that base's order (a mixin that lists only the common
+    base's fields, combined with a class that inserts fields between them, keeps that class's
+    order).
     """
     bases = [base for base in cls.__bases__ if issubclass(base, Hyperparams)]
     if not bases:
         return {}
     names = list(bases[0].__hyperparams__)
     for base in bases[1:]:
-        names += [name for name in base.__hyperparams__ if name not in names]
+        previous = None
+        for name in base.__hyperparams__:
+            if name not in names:
+                names.insert(0 if previous is None else names.index(previous) + 1, name)
+            previous = name
     fields = {}
     for name in names:
         declared = (

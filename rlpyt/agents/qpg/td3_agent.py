@@ -55,10 +55,6 @@ class Td3Agent(MinItrLearnMixin, TwinQMixin, DdpgAgent):  # type: ignore[misc]  
         "A flat Q2 state dict (the target Q2 copies it).",
         after="target_noise_clip",
     )
-    # DdpgAgent's places: the first base, a mixin, orders only BaseAgent's keywords.
-    QModelCls = hyperparam(after="ModelCls")
-    q_model_kwargs = hyperparam(after="model_kwargs")
-    initial_q_model_state_dict = hyperparam(after="initial_model_state_dict")
 
     q2_model: Any
     target_q2_model: Any
