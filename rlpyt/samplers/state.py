@@ -26,12 +26,11 @@ import torch
 from rlpyt.agents.base import AgentInputs
 from rlpyt.envs.traj_info import TrajInfoRows
 from rlpyt.protocols import RecurrentAgent
+from rlpyt.samplers.collectors import WaitResetMixin
 from rlpyt.samplers.noise import SamplingNoise
 
 if TYPE_CHECKING:
     from rlpyt.protocols import Agent, Collector
-
-FLAGS = ("need_reset", "need_env_reset")  # wait-reset collectors' per-env flags
 
 
 def collector_state(
@@ -60,7 +59,14 @@ def collector_state(
     state: dict = {
         "agent_inputs": copy.deepcopy(agent_inputs),
         "traj_infos": copy.deepcopy(traj_infos),
-        "flags": {k: copy.deepcopy(getattr(collector, k)) for k in FLAGS if hasattr(collector, k)},
+        "flags": (
+            {
+                "need_reset": collector.need_reset.copy(),
+                "need_env_reset": collector.need_env_reset.copy(),
+            }
+            if isinstance(collector, WaitResetMixin)
+            else {}
+        ),
     }
     _pickle_envs(state, "envs", collector.envs)
     if process_rng:
@@ -93,8 +99,9 @@ def load_collector_state(
         np.random.set_state(numpy_state)
         torch.set_rng_state(torch_state)
     agent_inputs[:] = state["agent_inputs"]
-    for key, value in state["flags"].items():
-        getattr(collector, key)[:] = value
+    if isinstance(collector, WaitResetMixin) and state["flags"]:
+        collector.need_reset[:] = state["flags"]["need_reset"]
+        collector.need_env_reset[:] = state["flags"]["need_env_reset"]
     if agent is not None:
         noise = agent.distribution
         if isinstance(noise, SamplingNoise) and "sampling_noise" in state:
