@@ -205,7 +205,7 @@ def expected_type(
     return (_UNKNOWN, None) if sample is None else (_type_of(sample), _as_text(sample))
 
 
-def type_matches(value: Any, expected: Any) -> bool | None:
+def type_matches(value: object, expected: object) -> bool | None:
     """Whether ``value`` has type ``expected`` (an annotation); None when it cannot tell."""
     origin, args = typing.get_origin(expected), typing.get_args(expected)
     if origin in (typing.Union, types.UnionType):
@@ -222,17 +222,17 @@ def type_matches(value: Any, expected: Any) -> bool | None:
     return None
 
 
-def _scalar_matches(value: Any, expected: Any) -> bool:
+def _scalar_matches(value: object, expected: object) -> bool:
     if expected is None or expected is type(None):
         return value is None
     if isinstance(value, bool) or expected is bool:
         return expected is bool and isinstance(value, bool)
     if expected is float:
         return isinstance(value, int | float)
-    return isinstance(value, expected)
+    return isinstance(expected, type) and isinstance(value, expected)
 
 
-def _list_matches(value: Any, args: tuple[Any, ...]) -> bool | None:
+def _list_matches(value: object, args: tuple[object, ...]) -> bool | None:
     if not isinstance(value, list | tuple):
         return False
     if not args:
@@ -246,7 +246,7 @@ def _list_matches(value: Any, args: tuple[Any, ...]) -> bool | None:
     return False if False in answers else (None if None in answers else True)
 
 
-def describe_type(expected: Any) -> str:
+def describe_type(expected: object) -> str:
     """The type in words: ``an int, a list of ints or none``."""
     origin, args = typing.get_origin(expected), typing.get_args(expected)
     if origin in (typing.Union, types.UnionType):
@@ -259,8 +259,8 @@ def describe_type(expected: Any) -> str:
         if len(inner) == 1:
             return f"a list of {_plural(describe_type(inner[0]))}"
         return "a list" if not inner else f"a list of {len(inner)} values"
-    names = {bool: "true or false", int: "an int", float: "a number", str: "a text"}
-    names.update({type(None): "none", dict: "a mapping such as {'key': 1}"})
+    names: dict[object, str] = {bool: "true or false", int: "an int", float: "a number"}
+    names.update({str: "a text", type(None): "none", dict: "a mapping such as {'key': 1}"})
     return names.get(expected, getattr(expected, "__name__", str(expected)))
 
 
@@ -271,7 +271,7 @@ def _plural(words: str) -> str:
     return words.split(" ", 1)[1] + "s" if words.startswith(("a ", "an ")) else words
 
 
-def _example(expected: Any) -> str | None:
+def _example(expected: object) -> str | None:
     origin, args = typing.get_origin(expected), typing.get_args(expected)
     if origin in (typing.Union, types.UnionType):
         examples = [_example(arg) for arg in args if arg is not type(None)]
@@ -300,7 +300,7 @@ def _keyword(owner: Any, name: str) -> tuple[Any, Any]:
     return hints.get(name, _UNKNOWN), default
 
 
-def _type_of(sample: Any) -> Any:
+def _type_of(sample: object) -> Any:
     """The annotation a value stands for: ``[64, 64]`` -> ``list[int]``, ``0.5`` -> ``float``."""
     if isinstance(sample, list | tuple) and sample:
         kinds = {_type_of(item) for item in sample}
@@ -319,7 +319,7 @@ def _lookup(config: Mapping[str, Any], parts: list[str]) -> Any:
     return node
 
 
-def _as_text(value: Any) -> str:
+def _as_text(value: object) -> str:
     """A value as one would write it after ``--set key=``."""
     if value is None:
         return "none"
@@ -330,7 +330,7 @@ def _as_text(value: Any) -> str:
     return value if isinstance(value, str) else repr(value)
 
 
-def _describe_value(value: Any) -> str:
+def _describe_value(value: object) -> str:
     if isinstance(value, str):
         return f"the text {value!r}"
     if isinstance(value, bool) or value is None:

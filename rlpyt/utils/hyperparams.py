@@ -193,7 +193,7 @@ class Hyperparam:
         self.keyword_only = keyword_only
         self.after = after
 
-    def inherit(self, name: str, parent: Hyperparam | None, annotation: Any, owner: str) -> None:
+    def inherit(self, name: str, parent: Hyperparam | None, annotation: object, owner: str) -> None:
         """Complete the declaration from the parent's and the class annotation.
 
         Raises:
@@ -385,7 +385,7 @@ def _merged_fields(
     return dict(sorted(fields.items(), key=lambda item: bool(item[1].keyword_only)))
 
 
-def _resolve(cls: type, name: str, annotation: Any) -> Any:
+def _resolve(cls: type, name: str, annotation: object) -> Any:
     """The annotation as a type (a string annotation evaluated in the class's module)."""
     if not isinstance(annotation, str):
         return annotation
@@ -458,23 +458,23 @@ def _docstring(cls: type[Hyperparams]) -> str:
     return f"{own}\n\nArgs:\n{table}\n" if own else f"Args:\n{table}\n"
 
 
-def _default_text(value: Any) -> str:
+def _default_text(value: object) -> str:
     if isinstance(value, type):
         return f"{value.__module__}.{value.__qualname__}"
     return repr(value)
 
 
-def _allows_none(annotation: Any) -> bool:
+def _allows_none(annotation: object) -> bool:
     return annotation is None or type(None) in typing.get_args(annotation)
 
 
-def _type_text(annotation: Any) -> str:
+def _type_text(annotation: object) -> str:
     if isinstance(annotation, type) and not typing.get_args(annotation):
         return annotation.__name__
     return str(annotation).replace("typing.", "").replace("collections.abc.", "")
 
 
-def _valid_text(valid: Any) -> str:
+def _valid_text(valid: object) -> str:
     if valid is None:
         return ""
     if isinstance(valid, Range | DescribedCheck):
@@ -483,7 +483,7 @@ def _valid_text(valid: Any) -> str:
 
 
 def _keyword_error(
-    owner: str, signature: inspect.Signature, kwargs: Mapping[str, Any], error: TypeError
+    owner: str, signature: inspect.Signature, kwargs: Mapping[str, object], error: TypeError
 ) -> TypeError:
     """Python's message for a bad call, naming the class and the nearest keywords."""
     names = list(signature.parameters)[1:]
@@ -498,6 +498,6 @@ def _keyword_error(
     return TypeError(f"{owner}() got unexpected keyword argument(s) {', '.join(hints)}")
 
 
-def _is_check(valid: Any) -> bool:
+def _is_check(valid: object) -> bool:
     """Whether ``valid`` is a check function (it also gets None), not a :class:`Range`."""
     return valid is not None and not isinstance(valid, Range)
