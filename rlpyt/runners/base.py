@@ -144,6 +144,7 @@ class TrainingRunnerBase(BaseRunner, Generic[SamplerT]):
 
     def __post_init__(self) -> None:
         """Whole steps, the affinity dict, and the state of a runner not yet started."""
+        super().__post_init__()
         self.n_steps = int(self.n_steps)
         self.log_interval_steps = int(self.log_interval_steps)
         self.affinity = {} if self.affinity is None else self.affinity

@@ -109,6 +109,7 @@ class BaseSampler(Hyperparams):
 
     def __post_init__(self) -> None:
         """Check that evaluation has a step budget, set ``batch_spec``, check ``env_kwargs``."""
+        super().__post_init__()
         if self.eval_n_envs > 0 and self.eval_max_steps is None:
             raise ValueError(
                 f"{type(self).__name__}: eval_n_envs={self.eval_n_envs} needs eval_max_steps (the "

@@ -81,6 +81,7 @@ class BaseCollector(EpisodeStepper, Hyperparams):
 
     def __post_init__(self) -> None:
         """``env_ranks`` as a list of its own (default: the envs' local indexes)."""
+        super().__post_init__()
         ranks = self.env_ranks
         self.env_ranks = list(range(len(self.envs))) if ranks is None else list(ranks)
 

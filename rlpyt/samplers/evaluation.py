@@ -120,6 +120,7 @@ class BaseEvalCollector(EpisodeStepper, Hyperparams):
 
     def __post_init__(self) -> None:
         """Whole steps; every env active; unseeded until the sampler seeds the evaluations."""
+        super().__post_init__()
         self.max_T = int(self.max_T)
         self.active = np.ones(len(self.envs), dtype=bool)  # envs still short of their quota
         self.seed: int | None = None
